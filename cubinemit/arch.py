@@ -1,0 +1,88 @@
+"""Per-architecture facts, in one table.
+
+Every rule that depends on the target reads it from here instead of testing ``sm`` inline. The
+values are measured on ptxas 13.0.88 output (see tests/test_arch.py for the probes that pin them).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+import attrs
+
+from .errors import ModelError
+
+
+class Family(enum.Enum):
+    """ptxas groups its container and metadata rules in three families."""
+
+    LEGACY = "sm_75-89"  # Turing, Ampere, Ada
+    HOPPER = "sm_90"  # sm_90, sm_90a
+    BLACKWELL = "sm_100+"  # every target >= 100, Mercury sections included
+
+
+@attrs.frozen
+class ArchFacts:
+    family: Family
+    #: e_flags bits 0-7: 4 below sm_100, 2 from sm_100 on (meaning unknown, constant per family)
+    eflags_low: int
+    #: EXEC program headers: "legacy" (PHDR RX, LOAD RX, LOAD RW, LOAD RX) or "hopper" (2-6 entries)
+    phdr_style: str
+    #: e_phentsize of a relocatable (-c) cubin: 56 below sm_90, 0 from sm_90 on
+    rel_phentsize: int
+    #: the .nv.constant0.<f> banks are "late" sections (after NOBITS) from sm_90 on
+    late_bank0: bool
+    #: Mercury (.nv.merc.*, .nv.capmerc.*) tail from sm_100 on
+    mercury: bool
+    #: parameter base in bank 0 (used by the metadata and memory layers)
+    param_base: int
+    #: zero bytes ptxas leaves after .shstrtab's sh_size (see layout.shstrtab_slack):
+    #: "none"; "capmerc" = the names .symtab_shndx and .nv.capmerc.text.<f> of every function
+    #: with code; "merc_shndx" = .symtab_shndx and .nv.merc.symtab_shndx
+    shstrtab_slack: str
+    #: zero bytes after .strtab's sh_size on sm_100+, where banks renamed late get their new
+    #: name appended (see layout.strtab_slack)
+    strtab_slack: bool
+
+
+_FAMILY_FACTS = {
+    Family.LEGACY: ArchFacts(Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False),
+    Family.HOPPER: ArchFacts(Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False),
+    Family.BLACKWELL: ArchFacts(Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True),
+}
+
+#: Every SM number ptxas 13.0.88 accepts as a real target (sm_XY, sm_XYa, sm_XYf).
+KNOWN_SMS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
+
+#: Every -arch value ptxas 13.0.88 accepts for code generation.
+ALL_TARGETS = (
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
+    "sm_100", "sm_100a", "sm_100f", "sm_103", "sm_103a", "sm_103f",
+    "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f",
+    "sm_121", "sm_121a", "sm_121f",
+)  # fmt: skip
+
+
+def family_of(sm: int) -> Family:
+    if sm < 90:
+        return Family.LEGACY
+    if sm < 100:
+        return Family.HOPPER
+    return Family.BLACKWELL
+
+
+def facts(sm: int) -> ArchFacts:
+    """The container facts for SM number ``sm`` (75, 90, 100, ...)."""
+    return _FAMILY_FACTS[family_of(sm)]
+
+
+_TARGET_RE = re.compile(r"^sm_(\d+)([af]?)$")
+
+
+def parse_target(target: str) -> tuple[int, str]:
+    """``"sm_90a"`` -> ``(90, "a")``; ModelError for anything ptxas would not accept."""
+    m = _TARGET_RE.match(target)
+    if not m or int(m.group(1)) not in KNOWN_SMS or target not in ALL_TARGETS:
+        raise ModelError(f"unknown target {target!r}; ptxas 13.0.88 accepts {', '.join(ALL_TARGETS)}")
+    return int(m.group(1)), m.group(2)

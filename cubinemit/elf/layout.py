@@ -1,0 +1,334 @@
+"""The layout pass: from an :class:`ElfObject` to indices, tables, offsets and headers.
+
+A pure function of the model. Everything a cubin holds besides section payloads is computed
+here: header order, section indices, ``.shstrtab``/``.strtab`` bytes and the zero slack ptxas
+leaves after them, ``.symtab``/``.symtab_shndx``/``.nv.merc.symtab``, relocation entries,
+file offsets and padding, program headers and the ELF header. sh_link/sh_info are resolved in
+one place (:func:`_link_info`).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..arch import facts
+from ..errors import ModelError
+from .constants import (
+    EHDR_SIZE,
+    ET_EXEC,
+    PF_R,
+    PF_W,
+    PF_X,
+    PHDR_SIZE,
+    PT_LOAD,
+    PT_PHDR,
+    SHDR_SIZE,
+    SHN_LORESERVE,
+    SHN_XINDEX,
+    SHT_CUDA_GLOBAL_INIT,
+    SHT_PROGBITS,
+    STB_GLOBAL,
+    SHT_CUDA_CONSTANT,
+    ET_REL,
+)
+from .model import ElfObject, Role, Section, Symbol
+from .order import (
+    CLASS_BSS,
+    CLASS_CONST,
+    CLASS_DATA,
+    CLASS_LATE_BANK0,
+    CLASS_TEXT,
+    header_order,
+    late_banks,
+    section_class,
+    symbol_order,
+)
+from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident
+
+#: Mercury clone types that may share their original's file bytes when equal (ptxas 13.0.88
+#: writes such a clone once): debug clones, .nv.merc.nv.constant.user/.pic, .nv.merc.nv.global.init.
+_SHARABLE_CLONE_TYPES = frozenset({SHT_PROGBITS, SHT_CUDA_CONSTANT + 0x18, SHT_CUDA_CONSTANT + 0x19, SHT_CUDA_GLOBAL_INIT})
+
+
+@attrs.define
+class Layout:
+    order: list[Section]
+    index: dict[int, int]
+    symbols: list[Symbol]
+    sym_index: dict[int, int]
+    merc_index: dict[int, int]
+    contents: dict[int, bytes]
+    offsets: dict[int, int]
+    shdrs: list[Shdr]
+    phdrs: list[Phdr]
+    ehdr: Ehdr
+    file_size: int
+
+    def index_of(self, section: Section) -> int:
+        return self.index[id(section)]
+
+    def offset_of(self, section: Section) -> int:
+        return self.offsets[id(section)]
+
+
+def shstrtab_slack(obj: ElfObject) -> int:
+    """Zero bytes after .shstrtab. ptxas sizes the table before dropping names it reserved:
+    sm_90 reserves ``.symtab_shndx`` and a ``.nv.capmerc.text.<f>`` per function with code,
+    sm_100+ ``.symtab_shndx`` and ``.nv.merc.symtab_shndx``; below sm_90 nothing."""
+    if obj.quirks.shstrtab_slack is not None:
+        return obj.quirks.shstrtab_slack
+    rule = facts(obj.sm).shstrtab_slack
+    if rule == "capmerc":
+        names = [s.name for s in obj.sections if s.name.startswith(".text.") and not s.mercury]
+        return len(".symtab_shndx") + 1 + sum(len(".nv.capmerc.text.") + len(n) - len(".text.") + 1 for n in names)
+    if rule == "merc_shndx":
+        return len(".symtab_shndx") + 1 + len(".nv.merc.symtab_shndx") + 1
+    return 0
+
+
+def strtab_slack(obj: ElfObject) -> int:
+    """Zero bytes after .strtab on sm_100+: 3 with a user bank (.nv.constant3) and 23 with the
+    global-address bank (.nv.constant4), both renamed after .strtab was sized."""
+    if obj.quirks.strtab_slack is not None:
+        return obj.quirks.strtab_slack
+    if not facts(obj.sm).strtab_slack:
+        return 0
+    names = {s.name for s in obj.sections if not s.mercury}
+    return (3 if ".nv.constant3" in names else 0) + (23 if ".nv.constant4" in names else 0)
+
+
+def _needs_shndx(obj: ElfObject) -> bool:
+    count = 1 + len(obj.sections)  # with the NULL section and .symtab_shndx itself
+    return count >= SHN_LORESERVE
+
+
+def _symtab_bytes(
+    symbols: list[Symbol], str_off: dict[int, int], index: dict[int, int], where: str
+) -> tuple[bytes, list[int], int]:
+    """Encode a symbol table; returns bytes, the xindex column and sh_info (last local + 1)."""
+    out = bytearray(Sym().pack())
+    xindex = [0]
+    last_local = 0
+    for i, sym in enumerate(symbols, start=1):
+        if sym.section is not None:
+            try:
+                shndx = index[id(sym.section)]
+            except KeyError:
+                raise ModelError(f"{where}: symbol {sym.name!r} names section {sym.section.name!r}, which is not in the file") from None
+        else:
+            shndx = sym.shndx
+        x = 0
+        if sym.section is not None and shndx >= SHN_LORESERVE:
+            x, shndx = shndx, SHN_XINDEX
+        xindex.append(x)
+        name = str_off[id(sym.name_slot)] if sym.name_slot is not None else 0
+        out += Sym(name, sym.info, sym.other, shndx, sym.value, sym.size).pack()
+        if sym.bind != STB_GLOBAL:
+            last_local = i
+    return bytes(out), xindex, last_local + 1
+
+
+def _reloc_bytes(section: Section, sym_index: dict[int, int]) -> bytes:
+    out = bytearray()
+    for r in section.relocs or ():
+        if r.symbol is None:
+            sym = 0
+        else:
+            try:
+                sym = sym_index[id(r.symbol)]
+            except KeyError:
+                raise ModelError(f"{section.name}: relocation at {r.offset:#x} names symbol {r.symbol.name!r}, which is not in its symbol table") from None
+        out += Reloc(r.offset, sym, r.type, r.addend).pack()
+    return bytes(out)
+
+
+def _link_info(section: Section, index: dict[int, int], sym_index: dict[int, int], merc_index: dict[int, int]) -> tuple[int, int]:
+    """The one place that turns sh_link/sh_info references into numbers."""
+
+    def resolve(ref: Section | Symbol | int, what: str) -> int:
+        if isinstance(ref, int):
+            return ref
+        if isinstance(ref, Section):
+            try:
+                return index[id(ref)]
+            except KeyError:
+                raise ModelError(f"{section.name}: {what} names section {ref.name!r}, which is not in the file") from None
+        table = merc_index if section.mercury and id(ref) in merc_index else sym_index
+        try:
+            return table[id(ref)]
+        except KeyError:
+            raise ModelError(f"{section.name}: {what} names symbol {ref.name!r}, which is not in the symbol table") from None
+
+    return resolve(section.link, "sh_link"), resolve(section.info, "sh_info") | section.info_high
+
+
+def _is_shared_clone(section: Section, obj: ElfObject) -> bool:
+    """ptxas writes a Mercury clone once when its bytes equal its original's, except
+    .nv.merc.debug_info in relocatable output, which always gets its own copy."""
+    orig = section.clone_of
+    if orig is None or section.sh_type not in _SHARABLE_CLONE_TYPES or orig.nobits:
+        return False
+    if obj.e_type == ET_REL and section.name == ".nv.merc.debug_info":
+        return False
+    return section.data == orig.data
+
+
+def layout(obj: ElfObject) -> Layout:
+    """Lay out ``obj``. Raises ModelError for a dangling reference."""
+    order = header_order(obj)
+    if not _needs_shndx(obj):
+        order = [s for s in order if s.role is not Role.SYMTAB_SHNDX]
+    index = {id(s): i for i, s in enumerate(order, start=1)}
+
+    shstr_bytes, shstr_off = obj.shstrtab.layout()
+    str_bytes, str_off = obj.strtab.layout()
+
+    symbols = symbol_order(obj)
+    sym_index = {id(s): i for i, s in enumerate(symbols, start=1)}
+    merc_index = {id(s): i for i, s in enumerate(obj.merc_symbols, start=1)}
+
+    contents: dict[int, bytes] = {}
+    info_override: dict[int, int] = {}
+    symtab_bytes, xindex, symtab_info = _symtab_bytes(symbols, str_off, index, ".symtab")
+    for section in order:
+        if section.role is Role.SHSTRTAB:
+            contents[id(section)] = shstr_bytes
+        elif section.role is Role.STRTAB:
+            contents[id(section)] = str_bytes
+        elif section.role is Role.SYMTAB:
+            contents[id(section)] = symtab_bytes
+            info_override[id(section)] = symtab_info
+        elif section.role is Role.SYMTAB_SHNDX:
+            contents[id(section)] = b"".join(x.to_bytes(4, "little") for x in xindex)
+        elif section.role is Role.MERC_SYMTAB:
+            data, _, info = _symtab_bytes(obj.merc_symbols, str_off, index, ".nv.merc.symtab")
+            contents[id(section)] = data
+            info_override[id(section)] = info
+        elif section.relocs is not None:
+            table = merc_index if isinstance(section.link, Section) and section.link.role is Role.MERC_SYMTAB else sym_index
+            contents[id(section)] = _reloc_bytes(section, table)
+
+    def size_of(s: Section) -> int:
+        if s.nobits:
+            return s.nobits_size
+        return len(contents.get(id(s), s.data))
+
+    # --- file offsets: 64, then each section aligned, NOBITS-like ones occupying nothing ------
+    offsets: dict[int, int] = {}
+    cur = EHDR_SIZE
+    sh_slack, st_slack = shstrtab_slack(obj), strtab_slack(obj)
+    for s in order:
+        if s.forced_offset is not None:
+            offsets[id(s)] = s.forced_offset
+            cur = max(cur, s.forced_offset + (0 if s.nobits else size_of(s)))
+            continue
+        if _is_shared_clone(s, obj):
+            offsets[id(s)] = offsets[id(s.clone_of)]
+            continue
+        cur = align_up(cur, s.addralign)
+        offsets[id(s)] = cur
+        if not s.nobits:
+            cur += size_of(s)
+        if s.role is Role.SHSTRTAB:
+            cur += sh_slack
+        elif s.role is Role.STRTAB:
+            cur += st_slack
+    shoff = align_up(cur, 8)
+    shnum = len(order) + 1
+
+    # --- section headers ---------------------------------------------------------------------
+    shdrs = [Shdr()]
+    if shnum >= SHN_LORESERVE:
+        shdrs[0].sh_size = shnum
+    for s in order:
+        link, info = _link_info(s, index, sym_index, merc_index)
+        if id(s) in info_override:
+            info = info_override[id(s)]
+        shdrs.append(
+            Shdr(
+                sh_name=shstr_off[id(s.name_slot)],
+                sh_type=s.sh_type,
+                sh_flags=s.flags,
+                sh_offset=offsets[id(s)],
+                sh_size=size_of(s),
+                sh_link=link,
+                sh_info=info,
+                sh_addralign=s.addralign,
+                sh_entsize=s.entsize,
+            )
+        )
+
+    # --- program headers (EXEC only), then the ELF header --------------------------------------
+    phoff = shoff + SHDR_SIZE * shnum
+    if obj.quirks.phdrs is not None:
+        phdrs = list(obj.quirks.phdrs)
+    elif obj.e_type == ET_EXEC:
+        phdrs = _program_headers(obj, order, offsets, size_of, phoff)
+    else:
+        phdrs = []
+    if obj.e_type == ET_EXEC:
+        phentsize = PHDR_SIZE
+    else:
+        phentsize = facts(obj.sm).rel_phentsize
+    if obj.quirks.e_phentsize is not None:
+        phentsize = obj.quirks.e_phentsize
+    file_size = phoff + PHDR_SIZE * len(phdrs)
+
+    cuinfo = next((i for i, s in enumerate(order, start=1) if s.name == ".note.nv.cuinfo"), 0)
+    e_flags = (cuinfo << 24) | (obj.sm << 8) | facts(obj.sm).eflags_low
+    if obj.quirks.e_flags is not None:
+        e_flags = obj.quirks.e_flags
+    shstrndx = next((i for i, s in enumerate(order, start=1) if s.role is Role.SHSTRTAB), 0)
+    ehdr = Ehdr(
+        e_ident=obj.quirks.e_ident or ident(),
+        e_type=obj.e_type,
+        e_phoff=phoff if phdrs else 0,
+        e_shoff=shoff,
+        e_flags=e_flags,
+        e_phentsize=phentsize,
+        e_phnum=len(phdrs),
+        e_shnum=0 if shnum >= SHN_LORESERVE else shnum,
+        e_shstrndx=shstrndx,
+    )
+    return Layout(order, index, symbols, sym_index, merc_index, contents, offsets, shdrs, phdrs, ehdr, file_size)
+
+
+def _program_headers(obj, order, offsets, size_of, phoff) -> list[Phdr]:  # type: ignore[no-untyped-def]
+    """EXEC program headers. sm_90+: PHDR and LOAD over the table, then one LOAD per
+    non-empty group (read-only banks, code, data+bss, late banks). Below sm_90: PHDR, LOAD over
+    banks+code, LOAD over data+bss, then LOAD over the table, last."""
+    late = late_banks(obj)
+    groups: dict[int, list[Section]] = {}
+    for s in order:
+        if s.mercury:
+            continue  # program headers never cover Mercury sections
+        groups.setdefault(section_class(s, late), []).append(s)
+
+    def load(sections: list[Section], flags: int) -> Phdr:
+        start = offsets[id(sections[0])]
+        filesz = max(offsets[id(s)] + (0 if s.nobits else size_of(s)) for s in sections) - start
+        pos = start
+        for s in sections:
+            pos = align_up(pos, s.addralign) + size_of(s)
+        return Phdr(PT_LOAD, flags, start, 0, 0, filesz, pos - start, 8)
+
+    if facts(obj.sm).phdr_style == "hopper":
+        spec = [
+            (groups.get(CLASS_CONST, []), PF_R),
+            (groups.get(CLASS_TEXT, []), PF_R | PF_X),
+            (groups.get(CLASS_DATA, []) + groups.get(CLASS_BSS, []), PF_R | PF_W),
+            (groups.get(CLASS_LATE_BANK0, []), PF_R),
+        ]
+        loads = [load(secs, flags) for secs, flags in spec if secs]
+        n = 2 + len(loads)
+        table = n * PHDR_SIZE
+        return [Phdr(PT_PHDR, PF_R, phoff, 0, 0, table, table, 8), Phdr(PT_LOAD, PF_R, phoff, 0, 0, table, table, 8), *loads]
+    spec = [
+        (groups.get(CLASS_CONST, []) + groups.get(CLASS_TEXT, []), PF_R | PF_X),
+        (groups.get(CLASS_DATA, []) + groups.get(CLASS_BSS, []), PF_R | PF_W),
+    ]
+    loads = [load(secs, flags) for secs, flags in spec if secs]
+    n = 2 + len(loads)
+    table = n * PHDR_SIZE
+    rx = PF_R | PF_X
+    return [Phdr(PT_PHDR, rx, phoff, 0, 0, table, table, 8), *loads, Phdr(PT_LOAD, rx, phoff, 0, 0, table, table, 8)]

@@ -1,0 +1,249 @@
+"""The ELFW object: sections, symbols and string tables held by reference, not by index.
+
+This mirrors ptxas's emitter state just before it writes the file. Sections are kept in
+*creation order* and symbols in *creation order*; the header order, symbol indices, string
+offsets, file offsets, padding, program headers and the generated tables (``.shstrtab``,
+``.strtab``, ``.symtab``, ``.symtab_shndx``, ``.nv.merc.symtab``) are derived by
+:mod:`cubinemit.elf.layout`, never stored.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+
+import attrs
+
+from ..errors import ModelError
+from .constants import (
+    ET_EXEC,
+    NOBITS_LIKE_TYPES,
+    SHF_CUDA_MERCURY,
+    SHT_NOBITS,
+    STB_GLOBAL,
+    STB_LOCAL,
+    STT_SECTION,
+)
+from .strtab import StringTable, StrSlot
+
+
+class Role(enum.Enum):
+    """Sections whose contents the layout generates from the model."""
+
+    SHSTRTAB = ".shstrtab"
+    STRTAB = ".strtab"
+    SYMTAB = ".symtab"
+    SYMTAB_SHNDX = ".symtab_shndx"
+    MERC_SYMTAB = ".nv.merc.symtab"
+
+
+@attrs.define(eq=False)
+class Relocation:
+    """A REL (``addend is None``) or RELA entry; the symbol is held by reference."""
+
+    offset: int
+    symbol: Symbol | None
+    type: int
+    addend: int | None = None
+
+
+@attrs.define(eq=False, repr=False)
+class Section:
+    """One section. ``name_slot`` is its string in ``.shstrtab``; ``strtab_slot`` the copy of its
+    name ptxas appends to ``.strtab`` when it creates the section (None if it has none)."""
+
+    name_slot: StrSlot
+    sh_type: int
+    flags: int = 0
+    addralign: int = 1
+    entsize: int = 0
+    data: bytes = b""
+    #: size of a NOBITS-like section (it has no file bytes)
+    nobits_size: int = 0
+    #: sh_link: a section, or a raw number when it names nothing we model
+    link: Section | int = 0
+    #: sh_info: a section, a symbol (its .symtab index), or a raw number
+    info: Section | Symbol | int = 0
+    #: bits above the symbol index in sh_info (sm<90 .text: REGCOUNT << 24)
+    info_high: int = 0
+    relocs: list[Relocation] | None = None
+    #: the original section of a Mercury clone (.nv.merc.*, .nv.capmerc.text.<f>)
+    clone_of: Section | None = None
+    role: Role | None = None
+    strtab_slot: StrSlot | None = None
+    #: set when this section's layout takes an explicit file offset (foreign producers only)
+    forced_offset: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.name_slot.text
+
+    @property
+    def nobits(self) -> bool:
+        """Occupies no file bytes: NOBITS, or the REL-mode NVIDIA global/shared types (never
+        for Mercury clones, which ptxas gives real bytes even with those types)."""
+        if self.sh_type == SHT_NOBITS:
+            return True
+        return self.sh_type in NOBITS_LIKE_TYPES and not self.flags & SHF_CUDA_MERCURY
+
+    @property
+    def mercury(self) -> bool:
+        return bool(self.flags & SHF_CUDA_MERCURY)
+
+    @property
+    def size(self) -> int:
+        return self.nobits_size if self.nobits else len(self.data)
+
+    def __repr__(self) -> str:
+        return f"Section({self.name!r}, type={self.sh_type:#x})"
+
+
+@attrs.define(eq=False, repr=False)
+class Symbol:
+    """One symbol. ``name_slot`` is None for the all-zero entries ptxas leaves behind."""
+
+    name_slot: StrSlot | None
+    info: int = 0
+    other: int = 0
+    section: Section | None = None
+    #: st_shndx when ``section`` is None: 0 (UND), SHN_ABS, SHN_COMMON...
+    shndx: int = 0
+    value: int = 0
+    size: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.name_slot.text if self.name_slot is not None else ""
+
+    @property
+    def bind(self) -> int:
+        return self.info >> 4
+
+    @property
+    def type(self) -> int:
+        return self.info & 0xF
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.name!r}, info={self.info:#x})"
+
+
+@attrs.define(eq=False)
+class Quirks:
+    """Where a file departs from the ptxas rules the layout applies, the reader records the
+    file's own value here so the model stays lossless. ptxas 13.0.88 output never needs one;
+    tests assert that, so a rule that stops matching is caught instead of papered over."""
+
+    header_order: list[Section] | None = None
+    keep_symbol_order: bool = False
+    shstrtab_slack: int | None = None
+    strtab_slack: int | None = None
+    e_flags: int | None = None
+    e_ident: bytes | None = None
+    e_phentsize: int | None = None
+    phdrs: list | None = None  # list[Phdr] taken verbatim
+    #: (file offset, bytes) written last: whatever else the rules could not reproduce
+    overlay: list[tuple[int, bytes]] | None = None
+    file_size: int | None = None
+
+    def used(self) -> list[str]:
+        names = []
+        for field in attrs.fields(Quirks):
+            value = getattr(self, field.name)
+            if value not in (None, False):
+                names.append(field.name)
+        return names
+
+
+@attrs.define(eq=False)
+class ElfObject:
+    """The ELFW object: a cubin before layout."""
+
+    sm: int
+    e_type: int = ET_EXEC
+    shstrtab: StringTable = attrs.field(factory=StringTable)
+    strtab: StringTable = attrs.field(factory=StringTable)
+    #: every live section in creation order (the NULL section is implicit)
+    sections: list[Section] = attrs.field(factory=list)
+    #: .symtab entries in creation order (the null symbol is implicit)
+    symbols: list[Symbol] = attrs.field(factory=list)
+    #: .nv.merc.symtab entries in order (sm_100+); they may name Mercury clones
+    merc_symbols: list[Symbol] = attrs.field(factory=list)
+    quirks: Quirks = attrs.field(factory=Quirks)
+
+    # --- creation (the section creator) -------------------------------------------------------
+    def create_section(
+        self,
+        name: str,
+        sh_type: int,
+        *,
+        flags: int = 0,
+        addralign: int = 1,
+        entsize: int = 0,
+        data: bytes = b"",
+        nobits_size: int = 0,
+        in_strtab: bool = True,
+        role: Role | None = None,
+    ) -> Section:
+        """Create a section as ptxas does: its name is appended to ``.shstrtab`` and, for every
+        section but the tables created before ``.strtab`` exists, to ``.strtab`` as well."""
+        section = Section(
+            name_slot=self.shstrtab.add(name, share=False),
+            sh_type=sh_type,
+            flags=flags,
+            addralign=addralign,
+            entsize=entsize,
+            data=data,
+            nobits_size=nobits_size,
+            role=role,
+        )
+        if in_strtab:
+            section.strtab_slot = self.strtab.add(name, share=False)
+        self.sections.append(section)
+        return section
+
+    def add_symbol(self, symbol: Symbol) -> Symbol:
+        self.symbols.append(symbol)
+        return symbol
+
+    # --- queries ------------------------------------------------------------------------------
+    def section(self, name: str) -> Section:
+        for section in self.sections:
+            if section.name == name:
+                return section
+        raise ModelError(f"no section named {name!r}")
+
+    def find_section(self, name: str) -> Section | None:
+        for section in self.sections:
+            if section.name == name:
+                return section
+        return None
+
+    def role(self, role: Role) -> Section | None:
+        for section in self.sections:
+            if section.role is role:
+                return section
+        return None
+
+    def symbol(self, name: str) -> Symbol:
+        for symbol in self.symbols:
+            if symbol.name == name:
+                return symbol
+        raise ModelError(f"no symbol named {name!r}")
+
+    def relocation_sections(self) -> Iterator[Section]:
+        return (s for s in self.sections if s.relocs is not None)
+
+    def section_symbol(self, section: Section) -> Symbol | None:
+        for symbol in self.symbols:
+            if symbol.type == STT_SECTION and symbol.section is section:
+                return symbol
+        return None
+
+
+def is_global_like(symbol: Symbol) -> bool:
+    """GLOBAL symbols come after every LOCAL and WEAK one in ptxas's .symtab."""
+    return symbol.bind == STB_GLOBAL
+
+
+def is_local(symbol: Symbol) -> bool:
+    return symbol.bind == STB_LOCAL

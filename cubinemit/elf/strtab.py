@@ -1,0 +1,106 @@
+"""String tables as ptxas keeps them.
+
+ptxas's tables are append-only: a string is appended when its section or symbol is created, in
+creation order; an identical string already present is shared (``_param``), a suffix never is;
+a section that is later deleted leaves its name behind; a rename is done in place and the rest
+of the old string's bytes are zero-filled (``.nv.constant.pic`` -> ``.nv.constant4\\0\\0\\0``); a
+symbol that is deleted has its string zero-filled in place.
+
+A :class:`StringTable` is that history: a list of :class:`StrSlot`, each one appended string.
+Offsets and bytes are derived from the slots at layout time, never stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from ..errors import ModelError
+
+
+@attrs.define(eq=False)
+class StrSlot:
+    """One appended string. ``width`` (>= len(text)) is the byte count reserved before the
+    terminating NUL: a rename done in place keeps the old width and zero-fills the tail."""
+
+    text: str
+    width: int = attrs.field(default=-1)
+
+    def __attrs_post_init__(self) -> None:
+        if self.width < 0:
+            self.width = len(self.encoded)
+
+    @property
+    def encoded(self) -> bytes:
+        return self.text.encode("utf-8", "surrogateescape")
+
+    def rename_in_place(self, new: str) -> None:
+        """Rename keeping the slot's place; the new text must fit the old width."""
+        if len(new.encode("utf-8", "surrogateescape")) > self.width:
+            raise ModelError(f"in-place rename {self.text!r} -> {new!r} does not fit {self.width} bytes")
+        self.text = new
+
+    def blank(self) -> None:
+        """Zero-fill the string in place (ptxas does this to a deleted symbol's name)."""
+        self.text = ""
+
+    def render(self) -> bytes:
+        data = self.encoded
+        return data + bytes(self.width - len(data) + 1)
+
+
+@attrs.define(eq=False)
+class StringTable:
+    """An append-only string table. The first slot is always the empty string."""
+
+    slots: list[StrSlot] = attrs.field(factory=lambda: [StrSlot("")])
+
+    def add(self, text: str, *, share: bool = True) -> StrSlot:
+        """Append ``text``; with ``share``, return the first live slot holding exactly it."""
+        if share:
+            for slot in self.slots:
+                if slot.text == text and slot.width == len(slot.encoded):
+                    return slot
+        slot = StrSlot(text)
+        self.slots.append(slot)
+        return slot
+
+    def layout(self) -> tuple[bytes, dict[int, int]]:
+        """The table's bytes and each slot's offset, keyed by ``id(slot)``."""
+        out = bytearray()
+        offsets: dict[int, int] = {}
+        for slot in self.slots:
+            offsets[id(slot)] = len(out)
+            out += slot.render()
+        return bytes(out), offsets
+
+    def __iter__(self) -> Iterable[StrSlot]:  # type: ignore[override]
+        return iter(self.slots)
+
+
+def split_table(data: bytes) -> list[tuple[int, str, int]]:
+    """Split raw table bytes into (offset, text, width) slots, the inverse of rendering.
+
+    A string followed by extra NULs is read as one slot whose tail was zero-filled by an
+    in-place rename; a run of NULs with no text before it is a blanked slot. Both render to
+    the same bytes, so the split is exact whichever reading is chosen.
+    """
+    slots: list[tuple[int, str, int]] = []
+    pos = 0
+    n = len(data)
+    if n and data[0] == 0:
+        slots.append((0, "", 0))
+        pos = 1
+    while pos < n:
+        end = data.find(b"\0", pos)
+        if end < 0:
+            end = n  # unterminated tail; the reader reports it before calling us
+        text = data[pos:end].decode("utf-8", "surrogateescape")
+        stop = end + 1
+        while stop < n and data[stop] == 0:
+            stop += 1
+        # a run of NULs after a string: the string's own zero-filled tail
+        slots.append((pos, text, stop - pos - 1))
+        pos = stop
+    return slots
