@@ -87,14 +87,27 @@ def shstrtab_slack(obj: ElfObject) -> int:
 
 
 def strtab_slack(obj: ElfObject) -> int:
-    """Zero bytes after .strtab on sm_100+: 3 with a user bank (.nv.constant3) and 23 with the
-    global-address bank (.nv.constant4), both renamed after .strtab was sized."""
+    """Zero bytes after .strtab on sm_100+, one term per bank that ptxas renames after sizing
+    the table: 3 for the user bank (.nv.constant3), 23 for the global-address bank
+    (.nv.constant4), 70 + len(f) for the texture-index bank of f (a .nv.constant0.<f> that
+    carries relocations). Only the slack modulo the next section's alignment shows in a file;
+    these values are the single ones consistent with every probe (tests/test_container.py)."""
     if obj.quirks.strtab_slack is not None:
         return obj.quirks.strtab_slack
     if not facts(obj.sm).strtab_slack:
         return 0
-    names = {s.name for s in obj.sections if not s.mercury}
-    return (3 if ".nv.constant3" in names else 0) + (23 if ".nv.constant4" in names else 0)
+    slack = 0
+    targeted = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section) and not s.mercury}
+    for s in obj.sections:
+        if s.mercury:
+            continue
+        if s.name == ".nv.constant3":
+            slack += 3
+        elif s.name == ".nv.constant4":
+            slack += 23
+        elif s.name.startswith(".nv.constant0.") and id(s) in targeted:
+            slack += 70 + len(s.name.encode()) - len(".nv.constant0.")
+    return slack
 
 
 def _needs_shndx(obj: ElfObject) -> bool:

@@ -17,6 +17,7 @@ from ..arch import facts
 from .constants import (
     SHF_ALLOC,
     SHF_EXECINSTR,
+    SHF_INFO_LINK,
     SHF_WRITE,
     SHT_PROGBITS,
     SHT_REL,
@@ -72,12 +73,57 @@ def section_class(section: Section, late: set[int]) -> int:
     return CLASS_CONST
 
 
+#: Relocation sections are ranked by their target (ptxas emits them target kind by target kind);
+#: creation order breaks ties, so .rela.text.<f> follow the function order.
+_RELOC_TARGET_RANK = (
+    (".text.", 0),
+    (".debug_line", 1),
+    (".nv_debug_line_sass", 2),
+    (".debug_loc", 3),
+    (".debug_info", 4),
+    (".nv.constant0.", 5),
+    (".nv.constant4", 6),
+    (".nv.global.init", 7),
+    (".debug_frame", 8),
+)
+
+
+def _reloc_rank(section: Section) -> int:
+    target = section.info.name if isinstance(section.info, Section) else ""
+    for prefix, rank in _RELOC_TARGET_RANK:
+        if target == prefix or (prefix.endswith(".") and target.startswith(prefix)):
+            return rank
+    return 5
+
+
+def _reloc_keys(sections: list[Section]) -> dict[int, tuple[int, int]]:
+    """Sort keys of the relocation class. Two texture-bank cases depart from the target rank,
+    both explained by when ptxas creates the section: below sm_90 under -g the bank's .rel is
+    created with the bank itself, without SHF_INFO_LINK, and comes first; from sm_90 under -g it
+    is created after .rela.debug_frame and comes after it."""
+    relocs = [s for s in sections if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury]
+    frame_pos = max(
+        (i for i, s in enumerate(relocs) if isinstance(s.info, Section) and s.info.name == ".debug_frame"),
+        default=len(relocs),
+    )
+    keys = {}
+    for i, s in enumerate(relocs):
+        if not s.flags & SHF_INFO_LINK:
+            keys[id(s)] = (0, 0)
+        elif i > frame_pos:
+            keys[id(s)] = (2, 0)
+        else:
+            keys[id(s)] = (1, _reloc_rank(s))
+    return keys
+
+
 def header_order(obj: ElfObject) -> list[Section]:
     """Sections in header-table order (index 1 onwards)."""
     if obj.quirks.header_order is not None:
         return list(obj.quirks.header_order)
     late = late_banks(obj)
-    return sorted(obj.sections, key=lambda s: section_class(s, late))
+    rkeys = _reloc_keys(obj.sections)
+    return sorted(obj.sections, key=lambda s: (section_class(s, late), rkeys.get(id(s), (0, 0))))
 
 
 def symbol_order(obj: ElfObject) -> list[Symbol]:
