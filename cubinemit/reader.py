@@ -41,9 +41,10 @@ from .elf.constants import (
     NOBITS_LIKE_TYPES,
     SHT_NOBITS,
     SHF_CUDA_MERCURY,
+    STT_SECTION,
 )
 from .elf.layout import layout
-from .elf.model import ElfObject, Relocation, Role, Section, Symbol
+from .elf.model import ElfObject, Relocation, Role, Section, Symbol, final_name
 from .elf.order import header_order, symbol_order
 from .elf.strtab import StringTable, StrSlot, split_table
 from .elf.structs import Ehdr, Phdr, Reloc, Shdr, Sym, ident
@@ -279,26 +280,24 @@ class _Reader:
         obj.sections.sort(key=lambda x: slot_pos[id(x.name_slot)])
 
     def link_clones(self, obj: ElfObject) -> None:
-        """Mercury clones: .nv.capmerc.text.<f> of .text.<f>; .nv.merc.<X> of the section
-        created as <X> (a renamed bank keeps its creation name in .strtab)."""
+        """Mercury clones: .nv.capmerc.text.<f> of .text.<f>; .nv.merc.<X> of the section created
+        as <X>. A clone's section symbol in .nv.merc.symtab sits at the index of its original's
+        in .symtab; a clone without one is found by name, through ptxas's renames."""
+        for m, y in zip(obj.merc_symbols, obj.symbols):
+            if m.type == STT_SECTION and m.section is not None and m.section.mercury and y.section is not None and not y.section.mercury:
+                m.section.clone_of = y.section
         by_name: dict[str, Section] = {}
-        created: dict[str, Section] = {}
-        for s in obj.sections:
-            if s.mercury:
-                continue
-            by_name.setdefault(s.name, s)
-            sym = obj.section_symbol(s)
-            for m in obj.merc_symbols:
-                if m.type == 3 and sym is not None and m.name != s.name and m.value == sym.value and m.section is not None and m.section.mercury:
-                    created.setdefault(m.name, s)
         for s in obj.sections:
             if not s.mercury:
+                by_name.setdefault(s.name, s)
+        for s in obj.sections:
+            if not s.mercury or s.clone_of is not None:
                 continue
             if s.name.startswith(".nv.capmerc."):
                 s.clone_of = by_name.get(s.name[len(".nv.capmerc") :])
             elif s.name.startswith(".nv.merc."):
                 base = s.name[len(".nv.merc") :]
-                s.clone_of = by_name.get(base) or created.get(base)
+                s.clone_of = by_name.get(base) or by_name.get(final_name(base), None)
 
     def reconcile(self, obj: ElfObject, eh: Ehdr, shdrs: list[Shdr], sections: list[Section]) -> None:
         """Compare the rule-derived layout with the file and record each difference as a quirk."""

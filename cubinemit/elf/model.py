@@ -27,6 +27,28 @@ from .constants import (
 from .strtab import StringTable, StrSlot
 
 
+#: Sections ptxas creates under one name and renames before writing (creation name -> final).
+#: The creation name stays visible: in .strtab, in the zero-filled tail of the in-place rename in
+#: .shstrtab, and as the name of the section's Mercury clone.
+RENAMES = (
+    (".nv.constant.pic", ".nv.constant4"),
+    (".nv.constant.user", ".nv.constant3"),
+    (".nv.constant.entry_image_header_indices.", ".nv.constant0."),  # + function name
+)
+
+
+def final_name(created: str) -> str:
+    """The name a section created as ``created`` ends up with (itself if ptxas keeps it)."""
+    for old, new in RENAMES:
+        if created == old or (old.endswith(".") and created.startswith(old)):
+            return new + created[len(old) :]
+    for old, new in RENAMES:  # relocation sections of renamed targets follow them
+        for prefix in (".rel", ".rela"):
+            if created.startswith(prefix + old):
+                return prefix + final_name(created[len(prefix) :])
+    return created
+
+
 class Role(enum.Enum):
     """Sections whose contents the layout generates from the model."""
 
@@ -145,8 +167,11 @@ class Quirks:
     overlay: list[tuple[int, bytes]] | None = None
     file_size: int | None = None
 
-    def used(self) -> list[str]:
+    def used(self, sections: list[Section] | None = None) -> list[str]:
+        """Names of the quirks in force (``sections`` adds explicit section offsets)."""
         names = []
+        if sections and any(s.forced_offset is not None for s in sections):
+            names.append("section_offsets")
         for field in attrs.fields(Quirks):
             value = getattr(self, field.name)
             if value not in (None, False):
