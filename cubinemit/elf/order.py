@@ -99,8 +99,8 @@ def _reloc_rank(section: Section) -> int:
 def _reloc_keys(sections: list[Section]) -> dict[int, tuple[int, int]]:
     """Sort keys of the relocation class. Two texture-bank cases depart from the target rank,
     both explained by when ptxas creates the section: below sm_90 under -g the bank's .rel is
-    created with the bank itself, without SHF_INFO_LINK, and comes first; from sm_90 under -g it
-    is created after .rela.debug_frame and comes after it."""
+    created with its function (without SHF_INFO_LINK) and ranks with the .text relocations; from
+    sm_90 under -g it is created after .rela.debug_frame and comes after it."""
     relocs = [s for s in sections if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury]
     frame_pos = max(
         (i for i, s in enumerate(relocs) if isinstance(s.info, Section) and s.info.name == ".debug_frame"),
@@ -109,7 +109,7 @@ def _reloc_keys(sections: list[Section]) -> dict[int, tuple[int, int]]:
     keys = {}
     for i, s in enumerate(relocs):
         if not s.flags & SHF_INFO_LINK:
-            keys[id(s)] = (0, 0)
+            keys[id(s)] = (1, 0)
         elif i > frame_pos:
             keys[id(s)] = (2, 0)
         else:
