@@ -204,7 +204,9 @@ class _Reader:
                     if k >= len(xindex):
                         raise self.fail(f"symbol {k} ({sym.name!r}) uses SHN_XINDEX but .symtab_shndx has no entry for it", off, where)
                     shndx = xindex[k]
-                if 0 < shndx < SHN_LORESERVE or (y.st_shndx == SHN_XINDEX and use_xindex):
+                # ptxas writes index 0xff00 itself into st_shndx (it escapes only larger ones)
+                direct = 0 < shndx < SHN_LORESERVE or (shndx == SHN_LORESERVE and shnum > SHN_LORESERVE)
+                if direct or (y.st_shndx == SHN_XINDEX and use_xindex):
                     if not 0 < shndx < shnum:
                         raise self.fail(f"symbol {k} ({sym.name!r}): st_shndx {shndx} is not a section index", off, where)
                     sym.section = sections[shndx]

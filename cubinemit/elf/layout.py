@@ -28,6 +28,7 @@ from .constants import (
     SHT_CUDA_GLOBAL_INIT,
     SHT_PROGBITS,
     STB_GLOBAL,
+    STT_SECTION,
     SHT_CUDA_CONSTANT,
     ET_REL,
 )
@@ -111,14 +112,31 @@ def strtab_slack(obj: ElfObject) -> int:
 
 
 def _needs_shndx(obj: ElfObject) -> bool:
-    count = 1 + len(obj.sections)  # with the NULL section and .symtab_shndx itself
+    """ptxas decides on .symtab_shndx while the empty relocation sections it deletes at the end
+    still exist: it keeps the table once NULL + the live sections + those deleted .rel/.rela
+    sections reach 0xff00 (measured with tests/probes/big.py: 13053 kernels give 65277 and no
+    table, 13054 give 65282 and the table; the other deleted sections do not count)."""
+    live = {id(s.name_slot) for s in obj.sections}
+    deleted_relocs = sum(1 for slot in obj.shstrtab.slots if id(slot) not in live and slot.text.startswith((".rel.", ".rela.")))
+    count = 1 + sum(1 for s in obj.sections if s.role is not Role.SYMTAB_SHNDX) + deleted_relocs
     return count >= SHN_LORESERVE
 
 
 def _symtab_bytes(
-    symbols: list[Symbol], str_off: dict[int, int], index: dict[int, int], where: str
+    symbols: list[Symbol],
+    str_off: dict[int, int],
+    index: dict[int, int],
+    where: str,
+    ordinal: dict[int, int] | None = None,
+    late: set[int] | None = None,
 ) -> tuple[bytes, list[int], int]:
-    """Encode a symbol table; returns bytes, the xindex column and sh_info (last local + 1)."""
+    """Encode a symbol table; returns bytes, the .symtab_shndx column and sh_info (last local + 1).
+
+    ptxas fills .symtab_shndx for every symbol: the real index where st_shndx is SHN_XINDEX,
+    otherwise the section's creation ordinal (the position of its name in .shstrtab, deleted
+    sections counted), and 0 for symbols without a section and for the late section symbols
+    created after the column was filled. ptxas escapes only indices *above* 0xff00: index 0xff00
+    itself is written into st_shndx as is (measured on the >0xff00 probe, tests/test_big.py)."""
     out = bytearray(Sym().pack())
     xindex = [0]
     last_local = 0
@@ -131,8 +149,11 @@ def _symtab_bytes(
         else:
             shndx = sym.shndx
         x = 0
-        if sym.section is not None and shndx >= SHN_LORESERVE:
-            x, shndx = shndx, SHN_XINDEX
+        if sym.section is not None:
+            if shndx > SHN_LORESERVE:
+                x, shndx = shndx, SHN_XINDEX
+            elif ordinal is not None and not (late and id(sym.section) in late and sym.type == STT_SECTION):
+                x = ordinal.get(id(sym.section.name_slot), 0)
         xindex.append(x)
         name = str_off[id(sym.name_slot)] if sym.name_slot is not None else 0
         out += Sym(name, sym.info, sym.other, shndx, sym.value, sym.size).pack()
@@ -202,7 +223,8 @@ def layout(obj: ElfObject) -> Layout:
 
     contents: dict[int, bytes] = {}
     info_override: dict[int, int] = {}
-    symtab_bytes, xindex, symtab_info = _symtab_bytes(symbols, str_off, index, ".symtab")
+    ordinal = {id(slot): n for n, slot in enumerate(obj.shstrtab.slots)}
+    symtab_bytes, xindex, symtab_info = _symtab_bytes(symbols, str_off, index, ".symtab", ordinal, late_banks(obj))
     for section in order:
         if section.role is Role.SHSTRTAB:
             contents[id(section)] = shstr_bytes

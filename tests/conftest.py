@@ -1,0 +1,48 @@
+"""Shared fixtures: the ptxas oracle and the compiled probe corpus.
+
+Oracle tests never skip silently. Without ptxas 13.0.88 they fail and say how to install it,
+unless CUBINEMIT_NO_ORACLE=1 opts out explicitly (then they are reported as skipped).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import oracle  # noqa: E402
+import probes_manifest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def ptxas_ok() -> None:
+    why = oracle.oracle_missing()
+    if why is None:
+        return
+    if os.environ.get(oracle.OPT_OUT) == "1":
+        pytest.skip(f"oracle test skipped on request ({oracle.OPT_OUT}=1): {why}")
+    pytest.fail(
+        f"ptxas 13.0.88 is required for this test: {why}. "
+        f"Run the README's setup command, or set {oracle.OPT_OUT}=1 to skip oracle tests explicitly.",
+        pytrace=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def corpus(ptxas_ok: None) -> dict[tuple[str, str, str], Path]:
+    """Every (probe, target, mode) of the matrix compiled by ptxas, in parallel, once."""
+    return oracle.compile_many(probes_manifest.matrix_jobs())
+
+
+@pytest.fixture(scope="session")
+def cubin(ptxas_ok: None):  # type: ignore[no-untyped-def]
+    """``cubin(probe, target, mode) -> bytes`` for one probe (compiled on demand, cached)."""
+
+    def get(probe: str, target: str = "sm_90", mode: str = "def") -> bytes:
+        return oracle.compile_ptx(oracle.PROBES / f"{probe}.ptx", target, mode).read_bytes()
+
+    return get

@@ -1,0 +1,67 @@
+"""The ptxas oracle for the tests: compile PTX probes into cubins, cached on disk.
+
+Goldens come from ptxas 13.0.88 only, never from cubinemit. The cache key is the probe's text,
+the target and the flags, so a changed probe is recompiled. ptxas runs with the probe's folder
+as cwd and relative file names: under -g it writes the input and output basenames into
+.note.nv.tkinfo, so every compile of a probe uses the same names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from cubinemit import toolchain
+from cubinemit.errors import ToolchainError
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBES = Path(__file__).resolve().parent / "probes"
+CACHE = Path(os.environ.get("CUBINEMIT_TEST_CACHE", ROOT / ".cache" / "oracle"))
+OPT_OUT = "CUBINEMIT_NO_ORACLE"
+
+MODES: dict[str, list[str]] = {
+    "def": [],
+    "c": ["-c"],
+    "lineinfo": ["-lineinfo"],
+    "g": ["-g"],
+    "O0": ["-O0"],
+}
+
+
+def oracle_missing() -> str | None:
+    """None when ptxas 13.0.88 is usable, else why not (with the install hint)."""
+    try:
+        toolchain.ptxas()
+    except ToolchainError as exc:
+        return str(exc)
+    return None
+
+
+def compile_ptx(ptx: Path, target: str, mode: str, out_dir: Path | None = None) -> Path:
+    """The cubin ptxas writes for ``ptx`` with ``-arch target`` and the flags of ``mode``."""
+    text = ptx.read_bytes()
+    key = hashlib.sha256(text + target.encode() + " ".join(MODES[mode]).encode()).hexdigest()[:16]
+    out = (out_dir or CACHE) / key / f"{ptx.stem}.cubin"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / "tmp" / out.name
+    tmp.parent.mkdir(exist_ok=True)
+    args = [str(toolchain.ptxas()), "-arch", target, *MODES[mode], ptx.name, "-o", str(tmp)]
+    proc = subprocess.run(args, cwd=ptx.parent, capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        raise ToolchainError(f"ptxas {' '.join(args[1:])} failed: {proc.stderr.strip()}")
+    shutil.move(str(tmp), out)
+    return out
+
+
+def compile_many(jobs: list[tuple[Path, str, str]], workers: int | None = None) -> dict[tuple[str, str, str], Path]:
+    """Compile (ptx, target, mode) jobs in parallel; keys are (probe stem, target, mode)."""
+    workers = workers or max(1, os.cpu_count() or 1)
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {(p.stem, t, m): pool.submit(compile_ptx, p, t, m) for p, t, m in jobs}
+        return {k: f.result() for k, f in futures.items()}
