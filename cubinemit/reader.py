@@ -71,7 +71,7 @@ def _slot_map(table: StringTable) -> dict[int, StrSlot]:
     out = {}
     for slot in table.slots:
         out[pos] = slot
-        pos += slot.width + 1
+        pos += slot.size
     return out
 
 

@@ -132,6 +132,8 @@ NT_CUDA_TKINFO = 2000
 NOTE_NAME_NVIDIA = b"NVIDIA Corp\x00"
 
 # --- relocation types, for display only -------------------------------------------------------
+# Names as NVIDIA's cuobjdump 13.2.51 prints them (taken by patching a relocation's type
+# through every value; tests/test_reloc_names.py re-checks them on real relocations).
 R_CUDA_NAMES = {
     0: "R_CUDA_NONE",
     1: "R_CUDA_32",
@@ -245,10 +247,10 @@ R_CUDA_NAMES = {
     109: "R_CUDA_UNIFIED_8_40",
     110: "R_CUDA_UNIFIED_8_48",
     111: "R_CUDA_UNIFIED_8_56",
-    112: "R_CUDA_ABS32_IMM_32",
-    113: "R_CUDA_ABS32_IMM_LO_32",
-    114: "R_CUDA_ABS32_IMM_HI_32",
-    115: "R_CUDA_ABS32_IMM_HI_32_UNCLEAR",
+    112: "R_CUDA_UNIFIED32_LO_32",
+    113: "R_CUDA_UNIFIED32_HI_32",
+    114: "R_CUDA_ABS56_16_34",
+    115: "R_CUDA_CONST_FIELD22_37",
 }
 
 

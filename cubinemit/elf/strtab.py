@@ -46,8 +46,14 @@ class StrSlot:
         self.text = ""
 
     def render(self) -> bytes:
+        """The slot's bytes; text longer than the reserved width (an edit, not an in-place
+        rename) simply takes the room it needs."""
         data = self.encoded
-        return data + bytes(self.width - len(data) + 1)
+        return data + bytes(max(self.width - len(data), 0) + 1)
+
+    @property
+    def size(self) -> int:
+        return max(self.width, len(self.encoded)) + 1
 
 
 @attrs.define(eq=False)
