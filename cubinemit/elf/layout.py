@@ -9,6 +9,8 @@ one place (:func:`_link_info`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from ..arch import facts
@@ -328,7 +330,9 @@ def layout(obj: ElfObject) -> Layout:
     return Layout(order, index, symbols, sym_index, merc_index, contents, offsets, shdrs, phdrs, ehdr, file_size)
 
 
-def _program_headers(obj, order, offsets, size_of, phoff) -> list[Phdr]:  # type: ignore[no-untyped-def]
+def _program_headers(
+    obj: ElfObject, order: list[Section], offsets: dict[int, int], size_of: Callable[[Section], int], phoff: int
+) -> list[Phdr]:
     """EXEC program headers. sm_90+: PHDR and LOAD over the table, then one LOAD per
     non-empty group (read-only banks, code, data+bss, late banks). Below sm_90: PHDR, LOAD over
     banks+code, LOAD over data+bss, then LOAD over the table, last."""

@@ -25,6 +25,7 @@ from .constants import (
     STT_SECTION,
 )
 from .strtab import StringTable, StrSlot
+from .structs import Phdr
 
 
 #: Sections ptxas creates under one name and renames before writing (creation name -> final).
@@ -162,7 +163,7 @@ class Quirks:
     e_flags: int | None = None
     e_ident: bytes | None = None
     e_phentsize: int | None = None
-    phdrs: list | None = None  # list[Phdr] taken verbatim
+    phdrs: list[Phdr] | None = None  # taken verbatim
     #: (file offset, bytes) written last: whatever else the rules could not reproduce
     overlay: list[tuple[int, bytes]] | None = None
     file_size: int | None = None

@@ -12,7 +12,7 @@ Offsets and bytes are derived from the slots at layout time, never stored.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 
 import attrs
 
@@ -81,7 +81,7 @@ class StringTable:
             out += slot.render()
         return bytes(out), offsets
 
-    def __iter__(self) -> Iterable[StrSlot]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[StrSlot]:
         return iter(self.slots)
 
 
