@@ -227,9 +227,43 @@ class ElfObject:
         self.sections.append(section)
         return section
 
+    def delete_section(self, section: Section) -> None:
+        """Drop a section as ptxas does: its names stay behind in .shstrtab and .strtab."""
+        for sym in self.symbols:
+            if sym.section is section:
+                raise ModelError(f"cannot delete section {section.name!r}: symbol {sym.name!r} is defined in it")
+        self.sections.remove(section)
+
+    def rename_section(self, section: Section, new: str, *, strtab: str = "in_place") -> None:
+        """Rename as ptxas does: in place in .shstrtab (tail zero-filled). In .strtab the name is
+        renamed in place (``"in_place"``, below sm_100), left as created (``"keep"``, e.g. the
+        relocation section of a renamed bank), or kept and the new name appended (``"append"``,
+        sm_100+, where .nv.merc.symtab still names the section by its creation name)."""
+        section.name_slot.rename_in_place(new)
+        if section.strtab_slot is None or strtab == "keep":
+            return
+        if strtab == "in_place":
+            section.strtab_slot.rename_in_place(new)
+        elif strtab == "append":
+            section.strtab_slot = self.strtab.add(new, share=False)
+        else:
+            raise ModelError(f"unknown strtab rename mode {strtab!r}")
+
     def add_symbol(self, symbol: Symbol) -> Symbol:
         self.symbols.append(symbol)
         return symbol
+
+    def new_symbol(self, name: str, *, info: int, other: int = 0, section: Section | None = None, value: int = 0, size: int = 0) -> Symbol:
+        """Create a symbol; its name is appended to .strtab now (identical strings shared)."""
+        return self.add_symbol(Symbol(self.strtab.add(name), info, other, section, 0, value, size))
+
+    def tombstone(self, symbol: Symbol) -> None:
+        """Delete a symbol the way ptxas does below sm_100: the entry stays, all zero but
+        st_other = 1, and its name is zero-filled in place in .strtab."""
+        if symbol.name_slot is not None:
+            symbol.name_slot.blank()
+        symbol.name_slot, symbol.info, symbol.other, symbol.section = None, 0, 1, None
+        symbol.shndx = symbol.value = symbol.size = 0
 
     # --- queries ------------------------------------------------------------------------------
     def section(self, name: str) -> Section:
