@@ -157,6 +157,11 @@ def _decode_indirect(body: bytes) -> IndirectBranchTargets | None:
     return IndirectBranchTargets(branches)
 
 
+def _mbarrier_entry(body: bytes, pos: int) -> MbarrierEntry:
+    offset, base_reg, imm, kind, aux, ureg, pad = struct.unpack_from("<IIiBBBB", body, pos)
+    return MbarrierEntry(offset, base_reg, imm, kind & 0xF, ureg, (kind >> 4) & 3, aux, kind >> 6, pad)
+
+
 def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord | None:
     """Type an SVAL payload; None when the layout does not fit (the caller keeps it raw)."""
     size = len(body)
@@ -209,9 +214,7 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
     if attr is EIAttr.MBARRIER_INSTR_OFFSETS:
         if size % 16:
             return None
-        return MbarrierInstrOffsets(
-            MbarrierEntry(*struct.unpack_from("<IIIBBBB", body, i)) for i in range(0, size, 16)
-        )
+        return MbarrierInstrOffsets(_mbarrier_entry(body, i) for i in range(0, size, 16))
     if attr is EIAttr.ATOM16_EMUL_INSTR_REG_MAP:
         if size % 8 or words is None:
             return None
@@ -322,7 +325,16 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
         )
     if isinstance(record, MbarrierInstrOffsets):
         return b"".join(
-            struct.pack("<IIIBBBB", e.offset, e.base_reg, e.imm_offset, e.kind, e.stride, e.base_ureg, e.pad)
+            struct.pack(
+                "<IIiBBBB",
+                e.offset,
+                e.base_reg,
+                e.imm_offset,
+                e.kind | e.stride << 4 | e.kind_high << 6,
+                e.aux,
+                e.base_ureg,
+                e.pad,
+            )
             for e in record.entries
         )
     if isinstance(record, Atom16EmulRegMap):

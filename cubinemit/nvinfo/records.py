@@ -186,6 +186,29 @@ class InstrOffsets:
     raw: ClassVar[bool] = False
 
 
+#: AT_ENTRY_FRAGMENTS values, as cuobjdump names them (ptxas writes 6 or 7 for tcgen05 kernels).
+AT_ENTRY_FRAGMENTS = {
+    1: "AT_ENTRY_FRAGMENT_TEST1",
+    2: "AT_ENTRY_FRAGMENT_TEST2",
+    3: "AT_ENTRY_FRAGMENT_TEST3",
+    4: "AT_ENTRY_FRAGMENT_TMEM_CTA1",
+    5: "AT_ENTRY_FRAGMENT_TMEM_CTA2",
+    6: "AT_ENTRY_FRAGMENT_TMEM_CTA1_V2",
+    7: "AT_ENTRY_FRAGMENT_TMEM_CTA2_V2",
+}
+#: SPARSE_MMA_MASK bits, as cuobjdump names them (ptxas writes 0, or 0x10 = HMMA.SP for mma.sp).
+SPARSE_MMA_BITS = {
+    0: "QGMMA.SP",
+    1: "HGMMA.SP",
+    2: "IGMMA.SP",
+    3: "QMMA.SP",
+    4: "HMMA.SP",
+    5: "IMMA.SP",
+    6: "UTC*MMASparse",
+    7: "OMMA.SP",
+}
+
+
 @attrs.frozen
 class U32List:
     """SVAL list of u32 words that are not offsets (mask register ids, fragment ids...)."""
@@ -295,25 +318,49 @@ class KParamInfoV2:
     raw: ClassVar[bool] = False
 
 
-#: MBARRIER_INSTR_OFFSETS instruction kinds, as cuobjdump names them.
-MBARRIER_KINDS = {0: "MBARRIER_INIT", 1: "MBARRIER_ARRIVE", 5: "MBARRIER_TEST_WAIT", 8: "MBARRIER_INVAL"}
+#: MBARRIER_INSTR_OFFSETS instruction kinds (low 4 bits of byte 12), as cuobjdump names them.
+MBARRIER_KINDS = {
+    0: "MBARRIER_INIT",
+    1: "MBARRIER_ARRIVE",
+    2: "MBARRIER_ARRIVE_NOCOMPLETE",
+    3: "MBARRIER_ARRIVE_DROP",
+    4: "MBARRIER_ARRIVE_DROP_NOCOMPLETE",
+    5: "MBARRIER_TEST_WAIT",
+    6: "MBARRIER_TEST_WAIT_PARITY",
+    7: "MBARRIER_CP_ASYNC_ARRIVE",
+    8: "MBARRIER_INVAL",
+    9: "MBARRIER_TRY_WAIT",
+    10: "MBARRIER_TRY_WAIT_PARITY",
+}
+#: MBARRIER stride codes (bits 4-5 of byte 12), as cuobjdump names them.
+MBARRIER_STRIDES = {0: "MBARRIER_STRIDE_X4", 1: "MBARRIER_STRIDE_X8", 2: "MBARRIER_STRIDE_X16", 3: "MBARRIER_STRIDE_X1"}
+
+
+def _i32(inst: object, attribute: attrs.Attribute, value: int) -> None:  # type: ignore[type-arg]
+    if not isinstance(value, int) or isinstance(value, bool) or not -(1 << 31) <= value < 1 << 31:
+        raise ValueError(f"{type(inst).__name__}.{attribute.name} must be an i32, got {value!r}")
 
 
 @attrs.frozen
 class MbarrierEntry:
     """One 16-byte MBARRIER_INSTR_OFFSETS entry.
 
-    ``u32 offset | u32 base register (0xff = RZ) | u32 immediate | u8 kind | u8 stride
-    (1 = MBARRIER_STRIDE_X4) | u8 uniform base register (0xff = URZ, 0x3f = UR63) | u8 pad``.
-    cuobjdump prints it as ``offset : Instruction Kind : K (Rb + URb + imm) Stride : S``.
+    ``u32 offset | u32 base register (255 = RZ) | i32 immediate | u8 kind | u8 aux | u8 uniform
+    base register (255 = URZ; ptxas writes 63 on sm_80-89) | u8 pad``. Byte 12 packs the kind
+    (bits 0-3, :data:`MBARRIER_KINDS`) and the stride (bits 4-5, :data:`MBARRIER_STRIDES`; 0 = X4);
+    cuobjdump ignores its bits 6-7 (``kind_high``). cuobjdump does not print byte 13 (``aux``),
+    which ptxas sets to 1. cuobjdump renders an entry as
+    ``offset : Instruction Kind : KIND (R<base> + UR<ubase> + <imm>) Stride : STRIDE``.
     """
 
     offset: int = attrs.field(validator=_u(32))
     base_reg: int = attrs.field(validator=_u(32))
-    imm_offset: int = attrs.field(validator=_u(32))
-    kind: int = attrs.field(validator=_u(8))
-    stride: int = attrs.field(validator=_u(8))
+    imm_offset: int = attrs.field(validator=_i32)
+    kind: int = attrs.field(validator=_u(4))
     base_ureg: int = attrs.field(validator=_u(8))
+    stride: int = attrs.field(default=0, validator=_u(2))
+    aux: int = attrs.field(default=1, validator=_u(8))
+    kind_high: int = attrs.field(default=0, validator=_u(2))
     pad: int = attrs.field(default=0, validator=_u(8))
 
 

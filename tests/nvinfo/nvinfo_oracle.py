@@ -148,32 +148,55 @@ def read_cubin(path: Path) -> Cubin:
     return cub
 
 
-def cuobjdump_elf(path: Path) -> str:
+def cuobjdump_elf(path: Path, *, check: bool = True) -> str:
+    """stdout of ``cuobjdump -elf``; with ``check=False`` also what it printed before failing."""
     proc = subprocess.run([str(toolchain.cuobjdump()), "-elf", str(path)], capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0:
+    if check and proc.returncode != 0:
         raise AssertionError(f"cuobjdump -elf {path} failed: {proc.stderr}")
     return proc.stdout
 
 
-def cuobjdump_records(text: str) -> dict[str, list[tuple[str, str]]]:
-    """(attribute name, format name) per ``.nv.info*`` / ``.nv.compat`` section of ``cuobjdump -elf``."""
-    out: dict[str, list[tuple[str, str]]] = {}
-    current: list[tuple[str, str]] | None = None
-    pending: str | None = None
+def cuobjdump_entries(text: str) -> dict[str, list[tuple[str, str, str]]]:
+    """(attribute, format, value text with whitespace collapsed) per ``.nv.info*``/``.nv.compat``
+    section of ``cuobjdump -elf`` output; the value text is "" for records without a Value."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    current: list[tuple[str, str, str]] | None = None
+    attr: str | None = None
+    fmt: str | None = None
+    value: list[str] = []
+
+    def flush() -> None:
+        nonlocal attr, fmt, value
+        if current is not None and attr is not None and fmt is not None:
+            current.append((attr, fmt, " ".join(" ".join(value).split())))
+        attr, fmt, value = None, None, []
+
     for line in text.splitlines():
         if line and not line[0].isspace():
+            flush()
             name = line.strip()
             is_meta = name in (".nv.info", ".nv.compat") or name.startswith(".nv.info.")
             current = out.setdefault(name, []) if is_meta else None
             continue
         if current is None:
             continue
-        if line.startswith("\tAttribute:"):
-            pending = line.split("\t")[-1]
-        elif line.startswith("\tFormat:") and pending is not None:
-            current.append((pending, line.split("\t")[-1]))
-            pending = None
+        if re.fullmatch(r"\t<0x[0-9a-f]+>", line):
+            flush()
+        elif line.startswith("\tAttribute:"):
+            attr = line.split("\t")[-1]
+        elif line.startswith("\tFormat:"):
+            fmt = line.split("\t")[-1]
+        elif line.startswith("\tValue:"):
+            value.append(line[len("\tValue:") :])
+        elif fmt is not None:
+            value.append(line)
+    flush()
     return out
+
+
+def cuobjdump_records(text: str) -> dict[str, list[tuple[str, str]]]:
+    """(attribute name, format name) per ``.nv.info*`` / ``.nv.compat`` section of ``cuobjdump -elf``."""
+    return {sec: [(a, f) for a, f, _ in recs] for sec, recs in cuobjdump_entries(text).items()}
 
 
 SymbolName = Callable[[int], str]
