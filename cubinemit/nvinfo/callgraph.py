@@ -50,14 +50,22 @@ class FunctionMark:
     value: int = 1
 
 
+def _edges(values: Iterable[CallEdge]) -> tuple[CallEdge, ...]:
+    return tuple(values)
+
+
+def _marks(values: Iterable[FunctionMark]) -> tuple[FunctionMark, ...]:
+    return tuple(values)
+
+
 @attrs.frozen
 class CallGraph:
     """The four lists of ``.nv.callgraph``, symbols by name."""
 
-    calls: tuple[CallEdge, ...] = attrs.field(default=(), converter=tuple)
-    address_taken: tuple[FunctionMark, ...] = attrs.field(default=(), converter=tuple)
-    indirect_callers: tuple[FunctionMark, ...] = attrs.field(default=(), converter=tuple)
-    indirect_targets: tuple[CallEdge, ...] = attrs.field(default=(), converter=tuple)
+    calls: tuple[CallEdge, ...] = attrs.field(default=(), converter=_edges)
+    address_taken: tuple[FunctionMark, ...] = attrs.field(default=(), converter=_marks)
+    indirect_callers: tuple[FunctionMark, ...] = attrs.field(default=(), converter=_marks)
+    indirect_targets: tuple[CallEdge, ...] = attrs.field(default=(), converter=_edges)
 
 
 def _name(symbol_name: SymbolName, index: int, offset: int, section: str) -> str:
@@ -119,20 +127,28 @@ def decode_callgraph(data: bytes, *, symbol_name: SymbolName, section: str = ".n
 
 def encode_callgraph(graph: CallGraph, *, symbol_index: SymbolIndex) -> bytes:
     """Encode a :class:`CallGraph` (sentinels included)."""
-    out = bytearray()
     what = ".nv.callgraph"
-    for sentinel, entries in zip(
-        _SENTINELS, (graph.calls, graph.address_taken, graph.indirect_callers, graph.indirect_targets)
-    ):
-        out += struct.pack("<Ii", 0, sentinel)
-        for e in entries:
-            if isinstance(e, CallEdge):
-                out += struct.pack("<II", _index(symbol_index, e.caller, what), _index(symbol_index, e.callee, what))
-            else:
-                if not 0 <= e.value < 1 << 31:
-                    raise ModelError(f"{what}: mark value {e.value!r} out of range")
-                out += struct.pack("<II", _index(symbol_index, e.function, what), e.value)
-    return bytes(out)
+
+    def edges(sentinel: int, entries: tuple[CallEdge, ...]) -> bytes:
+        return struct.pack("<Ii", 0, sentinel) + b"".join(
+            struct.pack("<II", _index(symbol_index, e.caller, what), _index(symbol_index, e.callee, what))
+            for e in entries
+        )
+
+    def marks(sentinel: int, entries: tuple[FunctionMark, ...]) -> bytes:
+        out = struct.pack("<Ii", 0, sentinel)
+        for m in entries:
+            if not 0 <= m.value < 1 << 31:  # a value with the sign bit set would read as a sentinel
+                raise ModelError(f"{what}: mark value {m.value!r} out of range")
+            out += struct.pack("<II", _index(symbol_index, m.function, what), m.value)
+        return out
+
+    return (
+        edges(-1, graph.calls)
+        + marks(-2, graph.address_taken)
+        + marks(-3, graph.indirect_callers)
+        + edges(-4, graph.indirect_targets)
+    )
 
 
 @attrs.frozen
@@ -162,9 +178,7 @@ def decode_prototype(
     return out
 
 
-def encode_prototype(
-    entries: Iterable[Prototype], *, symbol_index: SymbolIndex, string_offset: StringOffset
-) -> bytes:
+def encode_prototype(entries: Iterable[Prototype], *, symbol_index: SymbolIndex, string_offset: StringOffset) -> bytes:
     """Encode ``.nv.prototype``; ``string_offset`` gives the ``.strtab`` offset of a signature."""
     out = bytearray()
     for p in entries:

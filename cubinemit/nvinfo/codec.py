@@ -27,13 +27,13 @@ from .catalogue import (
     compat_attr_name,
 )
 from .records import (
+    ANNOTATION_SPILL_REFILL,
     DIM3_ATTRS,
     OFFSET_ATTRS,
     SYMBOL_LIST_ATTRS,
     SYMBOL_VALUE_ATTRS,
     U32_ATTRS,
     WORDS_ATTRS,
-    ANNOTATION_SPILL_REFILL,
     Annotations,
     Atom16EmulRegMap,
     ByteValue,
@@ -95,8 +95,7 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
             (size,) = struct.unpack_from("<H", data, pos + 2)
             if pos + 4 + size > end:
                 raise CubinFormatError(
-                    f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section "
-                    f"({end - pos - 4} byte(s) left)",
+                    f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
                 )
@@ -256,8 +255,7 @@ def decode_nvinfo(data: bytes, *, section: str, symbol_name: SymbolName) -> list
     LookupError/ValueError (or a cubinemit error), which becomes a CubinFormatError.
     """
     return [
-        decode_record(w, section=section, symbol_name=symbol_name)
-        for w in iter_wire_records(data, section=section)
+        decode_record(w, section=section, symbol_name=symbol_name) for w in iter_wire_records(data, section=section)
     ]
 
 
@@ -305,13 +303,7 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
             record.filter_mode,
         )
     if isinstance(record, KParamInfo):
-        w = (
-            record.log_alignment
-            | record.space << 8
-            | record.cbank << 12
-            | record.param_space << 17
-            | record.size << 18
-        )
+        w = record.log_alignment | record.space << 8 | record.cbank << 12 | record.param_space << 17 | record.size << 18
         return struct.pack("<IHHI", record.index, record.ordinal, record.offset, w)
     if isinstance(record, KParamInfoV2):
         return struct.pack(
@@ -341,8 +333,7 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
         return b"".join(struct.pack("<II", e.offset, e.reg) for e in record.entries)
     if isinstance(record, IndirectBranchTargets):
         return b"".join(
-            struct.pack("<III", b.offset, b.reserved, len(b.targets)) + _pack_words(b.targets)
-            for b in record.branches
+            struct.pack("<III", b.offset, b.reserved, len(b.targets)) + _pack_words(b.targets) for b in record.branches
         )
     if isinstance(record, Annotations):
         return _pack_words(w for off in record.spill_refill_offsets for w in (ANNOTATION_SPILL_REFILL, off))

@@ -14,14 +14,14 @@ import attrs
 from ..errors import ModelError
 from .catalogue import EIAttr, EICompatAttr, EIFormat, attr_name, compat_attr_name, format_name
 from .records import (
-    DIM3_ATTRS,
     AT_ENTRY_FRAGMENTS,
+    DIM3_ATTRS,
     MBARRIER_KINDS,
     MBARRIER_STRIDES,
-    SPARSE_MMA_BITS,
     OFFSET_ATTRS,
     SAMPLER_ADDR_MODES,
     SAMPLER_FILTERS,
+    SPARSE_MMA_BITS,
     SYMBOL_LIST_ATTRS,
     SYMBOL_VALUE_ATTRS,
     U32_ATTRS,
@@ -80,7 +80,11 @@ def record_to_json(record: NvInfoRecord) -> dict[str, Any]:
             "raw": True,
             "payload": record.payload.hex(),
         }
-    out: dict[str, Any] = {"attr": record.attr.cuobjdump_name, "code": int(record.attr), "format": record.fmt.cuobjdump_name}
+    out: dict[str, Any] = {
+        "attr": record.attr.cuobjdump_name,
+        "code": int(record.attr),
+        "format": record.fmt.cuobjdump_name,
+    }
     out.update(_plain(record))
     return out
 
@@ -95,7 +99,11 @@ def compat_record_to_json(record: CompatRecord) -> dict[str, Any]:
             "raw": True,
             "payload": record.payload.hex(),
         }
-    out: dict[str, Any] = {"attr": record.attr.cuobjdump_name, "code": int(record.attr), "format": record.fmt.cuobjdump_name}
+    out: dict[str, Any] = {
+        "attr": record.attr.cuobjdump_name,
+        "code": int(record.attr),
+        "format": record.fmt.cuobjdump_name,
+    }
     out.update(_plain(record))
     return out
 
@@ -237,6 +245,7 @@ def _text_fields(record: NvInfoRecord) -> str:
     if isinstance(record, Annotations):
         return "SpillRefill " + " ".join(map(_hex, record.spill_refill_offsets))
     if isinstance(record, SamplerInit):
+
         def mode(v: int, names: dict[int, str | None]) -> str:
             name = names.get(v, _hex(v))
             return "-" if name is None else name

@@ -16,7 +16,6 @@ line, which :class:`PtxasOptions` models.
 from __future__ import annotations
 
 import struct
-from typing import Union
 
 import attrs
 
@@ -85,7 +84,7 @@ _OPTION_ORDER: tuple[tuple[str, str, bool], ...] = (
 )
 _BY_NAME = {name: (field, valued) for field, name, valued in _OPTION_ORDER}
 
-OptValue = Union[int, str, None]
+OptValue = int | str | None
 
 
 def _value(v: OptValue) -> OptValue:
@@ -103,14 +102,6 @@ def _flag(v: bool) -> bool:
     return v
 
 
-def _opt() -> OptValue:
-    return attrs.field(default=None, converter=_value)
-
-
-def _flg() -> bool:
-    return attrs.field(default=False, converter=_flag)
-
-
 @attrs.frozen(repr=False)
 class PtxasOptions:
     """The ptxas options a module was built with, as ``.note.nv.tkinfo`` records them.
@@ -122,55 +113,55 @@ class PtxasOptions:
     """
 
     input_name: str | None = None
-    suppress_stack_size_warning: bool = _flg()
-    entries: OptValue = _opt()
-    verbose: bool = _flg()
-    warn_lmem_usage: bool = _flg()
-    warn_spills: bool = _flg()
-    warn_double_usage: bool = _flg()
-    no_bb_merge: bool = _flg()
-    ret_end: bool = _flg()
-    disable_optimizer_consts: bool = _flg()
-    maxrregcount: OptValue = _opt()
-    minnctapersm: OptValue = _opt()
-    maxntid: OptValue = _opt()
-    override_directive_values: bool = _flg()
-    func_maxrregcount: OptValue = _opt()
-    reg_usage_level: OptValue = _opt()
-    debug: bool = _flg()
-    suppress_debug_info: bool = _flg()
-    lineinfo: bool = _flg()
-    sp_bounds_check: bool = _flg()
-    device_stack_protector: OptValue = _opt()
-    opt_level: OptValue = _opt()
-    fast_compile: OptValue = _opt()
+    suppress_stack_size_warning: bool = attrs.field(default=False, converter=_flag)
+    entries: OptValue = attrs.field(default=None, converter=_value)
+    verbose: bool = attrs.field(default=False, converter=_flag)
+    warn_lmem_usage: bool = attrs.field(default=False, converter=_flag)
+    warn_spills: bool = attrs.field(default=False, converter=_flag)
+    warn_double_usage: bool = attrs.field(default=False, converter=_flag)
+    no_bb_merge: bool = attrs.field(default=False, converter=_flag)
+    ret_end: bool = attrs.field(default=False, converter=_flag)
+    disable_optimizer_consts: bool = attrs.field(default=False, converter=_flag)
+    maxrregcount: OptValue = attrs.field(default=None, converter=_value)
+    minnctapersm: OptValue = attrs.field(default=None, converter=_value)
+    maxntid: OptValue = attrs.field(default=None, converter=_value)
+    override_directive_values: bool = attrs.field(default=False, converter=_flag)
+    func_maxrregcount: OptValue = attrs.field(default=None, converter=_value)
+    reg_usage_level: OptValue = attrs.field(default=None, converter=_value)
+    debug: bool = attrs.field(default=False, converter=_flag)
+    suppress_debug_info: bool = attrs.field(default=False, converter=_flag)
+    lineinfo: bool = attrs.field(default=False, converter=_flag)
+    sp_bounds_check: bool = attrs.field(default=False, converter=_flag)
+    device_stack_protector: OptValue = attrs.field(default=None, converter=_value)
+    opt_level: OptValue = attrs.field(default=None, converter=_value)
+    fast_compile: OptValue = attrs.field(default=None, converter=_value)
     output_name: str | None = None
     arch: str | None = None
-    suppress_double_demote_warning: bool = _flg()
-    dlcm: OptValue = _opt()
-    dscm: OptValue = _opt()
-    flcm: OptValue = _opt()
-    fscm: OptValue = _opt()
-    machine: OptValue = _opt()
-    werror: bool = _flg()
-    disable_warnings: bool = _flg()
-    compile_only: bool = _flg()
-    tools_patch: bool = _flg()
-    opt_fp_atomics: bool = _flg()
-    preserve_relocs: bool = _flg()
-    make_errors_visible_at_exit: bool = _flg()
-    legacy_bar_warp_wide_behavior: bool = _flg()
-    suppress_async_bulk_multicast_advisory_warning: bool = _flg()
-    suppress_sparse_mma_advisory_info: bool = _flg()
-    sanitize: OptValue = _opt()
-    split_compile: OptValue = _opt()
-    fmad: OptValue = _opt()
-    allow_expensive_optimizations: OptValue = _opt()
-    extensible_whole_program: bool = _flg()
-    pic: OptValue = _opt()
-    tmem_access_check: bool = _flg()
-    no_tmem_access_check: bool = _flg()
-    annotate: bool = _flg()
+    suppress_double_demote_warning: bool = attrs.field(default=False, converter=_flag)
+    dlcm: OptValue = attrs.field(default=None, converter=_value)
+    dscm: OptValue = attrs.field(default=None, converter=_value)
+    flcm: OptValue = attrs.field(default=None, converter=_value)
+    fscm: OptValue = attrs.field(default=None, converter=_value)
+    machine: OptValue = attrs.field(default=None, converter=_value)
+    werror: bool = attrs.field(default=False, converter=_flag)
+    disable_warnings: bool = attrs.field(default=False, converter=_flag)
+    compile_only: bool = attrs.field(default=False, converter=_flag)
+    tools_patch: bool = attrs.field(default=False, converter=_flag)
+    opt_fp_atomics: bool = attrs.field(default=False, converter=_flag)
+    preserve_relocs: bool = attrs.field(default=False, converter=_flag)
+    make_errors_visible_at_exit: bool = attrs.field(default=False, converter=_flag)
+    legacy_bar_warp_wide_behavior: bool = attrs.field(default=False, converter=_flag)
+    suppress_async_bulk_multicast_advisory_warning: bool = attrs.field(default=False, converter=_flag)
+    suppress_sparse_mma_advisory_info: bool = attrs.field(default=False, converter=_flag)
+    sanitize: OptValue = attrs.field(default=None, converter=_value)
+    split_compile: OptValue = attrs.field(default=None, converter=_value)
+    fmad: OptValue = attrs.field(default=None, converter=_value)
+    allow_expensive_optimizations: OptValue = attrs.field(default=None, converter=_value)
+    extensible_whole_program: bool = attrs.field(default=False, converter=_flag)
+    pic: OptValue = attrs.field(default=None, converter=_value)
+    tmem_access_check: bool = attrs.field(default=False, converter=_flag)
+    no_tmem_access_check: bool = attrs.field(default=False, converter=_flag)
+    annotate: bool = attrs.field(default=False, converter=_flag)
 
     def __repr__(self) -> str:
         given = [

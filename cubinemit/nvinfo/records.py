@@ -12,41 +12,48 @@ bytes so that re-encoding is exact; their ``raw`` attribute is True (False on ev
 
 from __future__ import annotations
 
-from typing import ClassVar, Union
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 import attrs
 
-from .catalogue import EIATTR_SPECS, EIAttr, EICompatAttr, EIFormat
+from .catalogue import COMPAT_SPECS, EIATTR_SPECS, EIAttr, EICompatAttr, EIFormat
+
+_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
 
-def _u(bits: int):  # noqa: ANN202 - attrs validator factory
+def _u(bits: int) -> _Validator:
     """Validator: an unsigned integer of ``bits`` bits."""
     limit = 1 << bits
 
-    def check(inst: object, attribute: attrs.Attribute, value: int) -> None:  # type: ignore[type-arg]
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
+    def check(inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{type(inst).__name__}.{attribute.name} must be an int, got {value!r}")
+        if not 0 <= value < limit:
             raise ValueError(f"{type(inst).__name__}.{attribute.name} must be a u{bits}, got {value!r}")
 
     return check
 
 
-def _u32_tuple(inst: object, attribute: attrs.Attribute, value: tuple[int, ...]) -> None:  # type: ignore[type-arg]
+def _u32_tuple(inst: object, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:
     for v in value:
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 32:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{type(inst).__name__}.{attribute.name} holds a non-int {v!r}")
+        if not 0 <= v < 1 << 32:
             raise ValueError(f"{type(inst).__name__}.{attribute.name} holds a non-u32 {v!r}")
 
 
-def _str_tuple(inst: object, attribute: attrs.Attribute, value: tuple[str, ...]) -> None:  # type: ignore[type-arg]
+def _str_tuple(inst: object, attribute: attrs.Attribute[Any], value: tuple[str, ...]) -> None:
     for v in value:
         if not isinstance(v, str):
-            raise ValueError(f"{type(inst).__name__}.{attribute.name} holds a non-string {v!r}")
+            raise TypeError(f"{type(inst).__name__}.{attribute.name} holds a non-string {v!r}")
 
 
-def _attr_in(*codes: EIAttr):  # noqa: ANN202 - attrs validator factory
+def _attr_in(*codes: EIAttr) -> _Validator:
     """Validator: ``attr`` is one of the codes this layout is used for."""
     allowed = frozenset(codes)
 
-    def check(inst: object, attribute: attrs.Attribute, value: EIAttr) -> None:  # type: ignore[type-arg]
+    def check(inst: object, attribute: attrs.Attribute[Any], value: EIAttr) -> None:
         if value not in allowed:
             names = ", ".join(sorted(a.cuobjdump_name for a in allowed))
             raise ValueError(f"{type(inst).__name__} cannot carry {value!r}; allowed: {names}")
@@ -58,14 +65,32 @@ def _to_attr(value: int) -> EIAttr:
     return EIAttr(value)
 
 
-def _generic_fmt_ok(inst: object, attribute: attrs.Attribute, value: EIAttr) -> None:  # type: ignore[type-arg]
+def _ints(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(values)
+
+
+def _strs(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+def _mbar_entries(values: Iterable[MbarrierEntry]) -> tuple[MbarrierEntry, ...]:
+    return tuple(values)
+
+
+def _regmap_entries(values: Iterable[RegMapEntry]) -> tuple[RegMapEntry, ...]:
+    return tuple(values)
+
+
+def _branches(values: Iterable[IndirectBranch]) -> tuple[IndirectBranch, ...]:
+    return tuple(values)
+
+
+def _generic_fmt_ok(inst: object, attribute: attrs.Attribute[Any], value: EIAttr) -> None:
     """A generic record may only carry a code whose known format is its own (or unknown)."""
     fmt: EIFormat = inst.fmt  # type: ignore[attr-defined]
     expected = EIATTR_SPECS[value].fmt
     if expected is not None and expected is not fmt:
-        raise ValueError(
-            f"{value.cuobjdump_name} is written as {expected.cuobjdump_name}, not {fmt.cuobjdump_name}"
-        )
+        raise ValueError(f"{value.cuobjdump_name} is written as {expected.cuobjdump_name}, not {fmt.cuobjdump_name}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,7 +206,7 @@ class InstrOffsets:
     """SVAL list of u32 .text byte offsets of the instructions the attribute names."""
 
     attr: EIAttr = attrs.field(converter=_to_attr, validator=_attr_in(*OFFSET_ATTRS))
-    offsets: tuple[int, ...] = attrs.field(converter=tuple, validator=_u32_tuple)
+    offsets: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
 
@@ -214,7 +239,7 @@ class U32List:
     """SVAL list of u32 words that are not offsets (mask register ids, fragment ids...)."""
 
     attr: EIAttr = attrs.field(converter=_to_attr, validator=_attr_in(*WORDS_ATTRS))
-    values: tuple[int, ...] = attrs.field(converter=tuple, validator=_u32_tuple)
+    values: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
 
@@ -238,7 +263,7 @@ class SymbolList:
     """SVAL list of u32 symbol indices: EXTERNS (the undefined functions a function calls)."""
 
     attr: EIAttr = attrs.field(converter=_to_attr, validator=_attr_in(*SYMBOL_LIST_ATTRS))
-    symbols: tuple[str, ...] = attrs.field(converter=tuple, validator=_str_tuple)
+    symbols: tuple[str, ...] = attrs.field(converter=_strs, validator=_str_tuple)
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
 
@@ -336,8 +361,10 @@ MBARRIER_KINDS = {
 MBARRIER_STRIDES = {0: "MBARRIER_STRIDE_X4", 1: "MBARRIER_STRIDE_X8", 2: "MBARRIER_STRIDE_X16", 3: "MBARRIER_STRIDE_X1"}
 
 
-def _i32(inst: object, attribute: attrs.Attribute, value: int) -> None:  # type: ignore[type-arg]
-    if not isinstance(value, int) or isinstance(value, bool) or not -(1 << 31) <= value < 1 << 31:
+def _i32(inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{type(inst).__name__}.{attribute.name} must be an int, got {value!r}")
+    if not -(1 << 31) <= value < 1 << 31:
         raise ValueError(f"{type(inst).__name__}.{attribute.name} must be an i32, got {value!r}")
 
 
@@ -368,7 +395,7 @@ class MbarrierEntry:
 class MbarrierInstrOffsets:
     """MBARRIER_INSTR_OFFSETS: the SASS instructions that touch mbarrier objects."""
 
-    entries: tuple[MbarrierEntry, ...] = attrs.field(converter=tuple)
+    entries: tuple[MbarrierEntry, ...] = attrs.field(converter=_mbar_entries)
     attr: ClassVar[EIAttr] = EIAttr.MBARRIER_INSTR_OFFSETS
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
@@ -386,7 +413,7 @@ class RegMapEntry:
 class Atom16EmulRegMap:
     """ATOM16_EMUL_INSTR_REG_MAP: 16-bit atomics that ptxas emulates with 32-bit CAS loops."""
 
-    entries: tuple[RegMapEntry, ...] = attrs.field(converter=tuple)
+    entries: tuple[RegMapEntry, ...] = attrs.field(converter=_regmap_entries)
     attr: ClassVar[EIAttr] = EIAttr.ATOM16_EMUL_INSTR_REG_MAP
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
@@ -397,7 +424,7 @@ class IndirectBranch:
     """One INDIRECT_BRANCH_TARGETS entry: ``u32 branch offset | u32 reserved (0) | u32 n | n x u32 target``."""
 
     offset: int = attrs.field(validator=_u(32))
-    targets: tuple[int, ...] = attrs.field(converter=tuple, validator=_u32_tuple)
+    targets: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
     reserved: int = attrs.field(default=0, validator=_u(32))
 
 
@@ -405,7 +432,7 @@ class IndirectBranch:
 class IndirectBranchTargets:
     """INDIRECT_BRANCH_TARGETS: every ``brx.idx`` (BRX) of a function and its possible targets."""
 
-    branches: tuple[IndirectBranch, ...] = attrs.field(converter=tuple)
+    branches: tuple[IndirectBranch, ...] = attrs.field(converter=_branches)
     attr: ClassVar[EIAttr] = EIAttr.INDIRECT_BRANCH_TARGETS
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
@@ -420,7 +447,7 @@ ANNOTATION_TYPES = {1: "SpillRefill", 2: "InstructionInfo", 3: "FunctionInfo"}
 class Annotations:
     """ANNOTATIONS: SpillRefill sub-records ``{u32 1, u32 .text offset}``, one per spill/refill instruction."""
 
-    spill_refill_offsets: tuple[int, ...] = attrs.field(converter=tuple, validator=_u32_tuple)
+    spill_refill_offsets: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
     attr: ClassVar[EIAttr] = EIAttr.ANNOTATIONS
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
@@ -450,26 +477,26 @@ class SamplerInit:
     raw: ClassVar[bool] = False
 
 
-NvInfoRecord = Union[
-    Flag,
-    ByteValue,
-    HalfValue,
-    RawRecord,
-    U32Value,
-    InstrOffsets,
-    U32List,
-    SymbolValue,
-    SymbolList,
-    Dim3,
-    ParamCbank,
-    KParamInfo,
-    KParamInfoV2,
-    MbarrierInstrOffsets,
-    Atom16EmulRegMap,
-    IndirectBranchTargets,
-    Annotations,
-    SamplerInit,
-]
+NvInfoRecord = (
+    Flag
+    | ByteValue
+    | HalfValue
+    | RawRecord
+    | U32Value
+    | InstrOffsets
+    | U32List
+    | SymbolValue
+    | SymbolList
+    | Dim3
+    | ParamCbank
+    | KParamInfo
+    | KParamInfoV2
+    | MbarrierInstrOffsets
+    | Atom16EmulRegMap
+    | IndirectBranchTargets
+    | Annotations
+    | SamplerInit
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,6 +505,12 @@ NvInfoRecord = Union[
 
 def _to_compat(value: int) -> EICompatAttr:
     return EICompatAttr(value)
+
+
+def _compat_fmt_ok(attr: EICompatAttr, fmt: EIFormat) -> None:
+    expected = COMPAT_SPECS[attr].fmt
+    if expected is not None and expected is not fmt:
+        raise ValueError(f"{attr.cuobjdump_name} is written as {expected.cuobjdump_name}, not {fmt.cuobjdump_name}")
 
 
 @attrs.frozen
@@ -494,6 +527,7 @@ class CompatValue:
             raise ValueError(f"CompatValue holds BVAL or HVAL, not {self.fmt.cuobjdump_name}")
         if self.fmt is EIFormat.BVAL and self.value > 0xFF:
             raise ValueError(f"BVAL value {self.value:#x} does not fit a byte")
+        _compat_fmt_ok(self.attr, self.fmt)
 
 
 @attrs.frozen
@@ -504,15 +538,21 @@ class CompatFlag:
     fmt: ClassVar[EIFormat] = EIFormat.NVAL
     raw: ClassVar[bool] = False
 
+    def __attrs_post_init__(self) -> None:
+        _compat_fmt_ok(self.attr, self.fmt)
+
 
 @attrs.frozen
 class CompatWords:
     """A ``.nv.compat`` SVAL record of u32 words (CAN_FASTPATH_FINALIZE: ``{u32 mask, u32 0}``)."""
 
     attr: EICompatAttr = attrs.field(converter=_to_compat)
-    values: tuple[int, ...] = attrs.field(converter=tuple, validator=_u32_tuple)
+    values: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
+
+    def __attrs_post_init__(self) -> None:
+        _compat_fmt_ok(self.attr, self.fmt)
 
 
 @attrs.frozen
@@ -532,4 +572,4 @@ class RawCompatRecord:
             return self.code
 
 
-CompatRecord = Union[CompatValue, CompatFlag, CompatWords, RawCompatRecord]
+CompatRecord = CompatValue | CompatFlag | CompatWords | RawCompatRecord

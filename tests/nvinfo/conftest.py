@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import nvinfo_oracle as oracle  # noqa: E402
+import nvinfo_oracle as oracle
 
-from cubinemit.errors import ToolchainError  # noqa: E402
+from cubinemit.errors import ToolchainError
 
 
 def _have_oracles() -> bool:

@@ -13,7 +13,6 @@ it has no name for. In ``.nv.compat`` it insists on a valid CUDA_ACCELERATOR_TAR
 from __future__ import annotations
 
 import struct
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -23,9 +22,9 @@ from elftools.elf.elffile import ELFFile
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import nvinfo_oracle as oracle  # noqa: E402
+import nvinfo_oracle as oracle
 
-from cubinemit import toolchain  # noqa: E402
+from cubinemit import toolchain
 
 
 def _section_offset(cubin: Path, name: str) -> tuple[int, int]:

@@ -57,11 +57,7 @@ def probe_modes(probe: Path) -> tuple[str, ...]:
 def probe_jobs(archs: tuple[str, ...]) -> list[tuple[Path, str, str]]:
     """(probe, arch, mode) for every probe, target and mode it supports."""
     return [
-        (p, a, m)
-        for p in sorted(PROBES.glob("*.ptx"))
-        for a in archs
-        if probe_supports(p, a)
-        for m in probe_modes(p)
+        (p, a, m) for p in sorted(PROBES.glob("*.ptx")) for a in archs if probe_supports(p, a) for m in probe_modes(p)
     ]
 
 
@@ -100,6 +96,7 @@ class Cubin:
     section_types: dict[str, int] = field(default_factory=dict)
     symbols: list[str] = field(default_factory=list)
     symbol_other: list[int] = field(default_factory=list)
+    symbol_shndx: list[int] = field(default_factory=list)
     notes: dict[str, bytes] = field(default_factory=dict)  # section name -> desc bytes (descsz incl. padding)
     strtab: bytes = b""
 
@@ -135,9 +132,10 @@ def read_cubin(path: Path) -> Cubin:
         # Raw entries: pyelftools does not expose st_other bits beyond visibility.
         sraw = cub.sections[".symtab"]
         for i in range(len(sraw) // 24):
-            st_name, _info, st_other = struct.unpack_from("<IBB", sraw, 24 * i)
+            st_name, _info, st_other, st_shndx = struct.unpack_from("<IBBH", sraw, 24 * i)
             cub.symbols.append(cub.strtab_string(st_name) if st_name else "")
             cub.symbol_other.append(st_other)
+            cub.symbol_shndx.append(st_shndx)
         assert symtab is not None and symtab.num_symbols() == len(cub.symbols)
     for name in (".note.nv.tkinfo", ".note.nv.cuinfo"):
         note = cub.sections.get(name)
@@ -150,7 +148,9 @@ def read_cubin(path: Path) -> Cubin:
 
 def cuobjdump_elf(path: Path, *, check: bool = True) -> str:
     """stdout of ``cuobjdump -elf``; with ``check=False`` also what it printed before failing."""
-    proc = subprocess.run([str(toolchain.cuobjdump()), "-elf", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(toolchain.cuobjdump()), "-elf", str(path)], check=False, capture_output=True, text=True, timeout=60
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"cuobjdump -elf {path} failed: {proc.stderr}")
     return proc.stdout
