@@ -83,7 +83,7 @@ def _index(symbol_index: SymbolIndex, name: str, what: str) -> int:
         index = symbol_index(name)
     except _CALLBACK_ERRORS as exc:
         raise ModelError(f"{what}: unknown symbol {name!r} ({exc})") from None
-    if not isinstance(index, int) or not 0 < index < 1 << 32:
+    if not isinstance(index, int) or not 0 <= index < 1 << 32:
         raise ModelError(f"{what}: symbol_index({name!r}) returned {index!r}")
     return index
 
@@ -130,17 +130,21 @@ def encode_callgraph(graph: CallGraph, *, symbol_index: SymbolIndex) -> bytes:
     what = ".nv.callgraph"
 
     def edges(sentinel: int, entries: tuple[CallEdge, ...]) -> bytes:
-        return struct.pack("<Ii", 0, sentinel) + b"".join(
-            struct.pack("<II", _index(symbol_index, e.caller, what), _index(symbol_index, e.callee, what))
-            for e in entries
-        )
+        out = struct.pack("<Ii", 0, sentinel)
+        for e in entries:
+            caller, callee = _index(symbol_index, e.caller, what), _index(symbol_index, e.callee, what)
+            if caller == 0 and callee >= 1 << 31:
+                raise ModelError(f"{what}: edge {e!r} cannot be encoded (it would read as a sentinel)")
+            out += struct.pack("<II", caller, callee)
+        return out
 
     def marks(sentinel: int, entries: tuple[FunctionMark, ...]) -> bytes:
         out = struct.pack("<Ii", 0, sentinel)
         for m in entries:
-            if not 0 <= m.value < 1 << 31:  # a value with the sign bit set would read as a sentinel
-                raise ModelError(f"{what}: mark value {m.value!r} out of range")
-            out += struct.pack("<II", _index(symbol_index, m.function, what), m.value)
+            index = _index(symbol_index, m.function, what)
+            if not 0 <= m.value < 1 << 32 or (index == 0 and m.value >= 1 << 31):
+                raise ModelError(f"{what}: mark {m!r} cannot be encoded (it would read as a sentinel)")
+            out += struct.pack("<II", index, m.value)
         return out
 
     return (

@@ -2,7 +2,7 @@
 
 Names are spelled exactly as NVIDIA ``cuobjdump -elf`` 13.2.51 prints them. They were read off
 cuobjdump by patching the code byte of a record in a real ptxas cubin (the derivation lives in
-``tests/nvinfo/cuobjdump_names.py`` and a test re-runs it on a sample of codes). cuobjdump
+``tests/nvinfo/cuobjdump_names.py``; a test re-runs it for codes 0x00-0x6f). cuobjdump
 13.2.51 knows 0x00-0x66 except 0x56, 0x60 and 0x63, for which it prints ``unknown Attribute``.
 ptxas 13.0.88's own name table stops at 0x60 (``EIATTR_ERROR_LAST``), so ptxas never writes a
 code above 0x5f.
@@ -196,73 +196,77 @@ _G, _F = Scope.GLOBAL, Scope.FUNCTION
 
 # Formats ptxas 13.0.88 writes (probes in tests/nvinfo/probes and the metadata study) and the
 # section each code goes to. tests/nvinfo checks every record of every probe against this.
-_PTXAS_SEEN: dict[EIAttr, tuple[EIFormat, Scope]] = {
-    EIAttr.CTAIDZ_USED: (_N, _F),
-    EIAttr.MAX_THREADS: (_S, _F),
-    EIAttr.SAMPLER_INIT: (_S, _G),
-    EIAttr.PARAM_CBANK: (_S, _F),
-    EIAttr.EXTERNS: (_S, _F),
-    EIAttr.REQNTID: (_S, _F),
-    EIAttr.FRAME_SIZE: (_S, _G),
-    EIAttr.MIN_STACK_SIZE: (_S, _G),
-    EIAttr.SAMPLER_FORCE_UNNORMALIZED: (_S, _G),
-    EIAttr.BINDLESS_TEXTURE_BANK: (_B, _F),
-    EIAttr.BINDLESS_SURFACE_BANK: (_B, _F),
-    EIAttr.KPARAM_INFO: (_S, _F),
-    EIAttr.CBANK_PARAM_SIZE: (_H, _F),
-    EIAttr.MAXREG_COUNT: (_H, _F),
-    EIAttr.EXIT_INSTR_OFFSETS: (_S, _F),
-    EIAttr.CRS_STACK_SIZE: (_S, _F),
-    EIAttr.MAX_STACK_SIZE: (_S, _G),
-    EIAttr.COOP_GROUP_INSTR_OFFSETS: (_S, _F),
-    EIAttr.COOP_GROUP_MASK_REGIDS: (_S, _F),
-    EIAttr.WMMA_USED: (_N, _F),
-    EIAttr.ATOM16_EMUL_INSTR_REG_MAP: (_S, _F),
-    EIAttr.REGCOUNT: (_S, _G),
-    EIAttr.INT_WARP_WIDE_INSTR_OFFSETS: (_S, _F),
-    EIAttr.INDIRECT_BRANCH_TARGETS: (_S, _F),
-    EIAttr.SW2861232_WAR: (_N, _F),
-    EIAttr.SW_WAR: (_S, _F),
-    EIAttr.CUDA_API_VERSION: (_S, _F),
-    EIAttr.NUM_MBARRIERS: (_H, _F),
-    EIAttr.MBARRIER_INSTR_OFFSETS: (_S, _F),
-    EIAttr.CTA_PER_CLUSTER: (_S, _F),
-    EIAttr.EXPLICIT_CLUSTER: (_N, _F),
-    EIAttr.MAX_CLUSTER_RANK: (_S, _F),
-    EIAttr.INSTR_REG_MAP: (_S, _F),
-    EIAttr.RESERVED_SMEM_USED: (_N, _F),
-    EIAttr.KPARAM_INFO_V2: (_S, _F),
-    EIAttr.SYSCALL_OFFSETS: (_S, _F),
-    EIAttr.VRC_CTA_INIT_COUNT: (_B, _F),
-    EIAttr.TOOLS_PATCH_FUNC: (_N, _F),
-    EIAttr.NUM_BARRIERS: (_B, _F),
-    EIAttr.TEXMODE_INDEPENDENT: (_N, _G),
-    EIAttr.AT_ENTRY_FRAGMENTS: (_S, _F),
-    EIAttr.SPARSE_MMA_MASK: (_H, _F),
-    EIAttr.TCGEN05_1CTA_USED: (_N, _F),
-    EIAttr.TCGEN05_2CTA_USED: (_N, _F),
-    EIAttr.GEN_ERRBAR_AT_EXIT: (_N, _G),
-    EIAttr.ANNOTATIONS: (_S, _F),
-    EIAttr.SANITIZE: (_H, _F),
-    EIAttr.MERCURY_ISA_VERSION: (_H, _F),
-}
+_PTXAS_SEEN: Mapping[EIAttr, tuple[EIFormat, Scope]] = types.MappingProxyType(
+    {
+        EIAttr.CTAIDZ_USED: (_N, _F),
+        EIAttr.MAX_THREADS: (_S, _F),
+        EIAttr.SAMPLER_INIT: (_S, _G),
+        EIAttr.PARAM_CBANK: (_S, _F),
+        EIAttr.EXTERNS: (_S, _F),
+        EIAttr.REQNTID: (_S, _F),
+        EIAttr.FRAME_SIZE: (_S, _G),
+        EIAttr.MIN_STACK_SIZE: (_S, _G),
+        EIAttr.SAMPLER_FORCE_UNNORMALIZED: (_S, _G),
+        EIAttr.BINDLESS_TEXTURE_BANK: (_B, _F),
+        EIAttr.BINDLESS_SURFACE_BANK: (_B, _F),
+        EIAttr.KPARAM_INFO: (_S, _F),
+        EIAttr.CBANK_PARAM_SIZE: (_H, _F),
+        EIAttr.MAXREG_COUNT: (_H, _F),
+        EIAttr.EXIT_INSTR_OFFSETS: (_S, _F),
+        EIAttr.CRS_STACK_SIZE: (_S, _F),
+        EIAttr.MAX_STACK_SIZE: (_S, _G),
+        EIAttr.COOP_GROUP_INSTR_OFFSETS: (_S, _F),
+        EIAttr.COOP_GROUP_MASK_REGIDS: (_S, _F),
+        EIAttr.WMMA_USED: (_N, _F),
+        EIAttr.ATOM16_EMUL_INSTR_REG_MAP: (_S, _F),
+        EIAttr.REGCOUNT: (_S, _G),
+        EIAttr.INT_WARP_WIDE_INSTR_OFFSETS: (_S, _F),
+        EIAttr.INDIRECT_BRANCH_TARGETS: (_S, _F),
+        EIAttr.SW2861232_WAR: (_N, _F),
+        EIAttr.SW_WAR: (_S, _F),
+        EIAttr.CUDA_API_VERSION: (_S, _F),
+        EIAttr.NUM_MBARRIERS: (_H, _F),
+        EIAttr.MBARRIER_INSTR_OFFSETS: (_S, _F),
+        EIAttr.CTA_PER_CLUSTER: (_S, _F),
+        EIAttr.EXPLICIT_CLUSTER: (_N, _F),
+        EIAttr.MAX_CLUSTER_RANK: (_S, _F),
+        EIAttr.INSTR_REG_MAP: (_S, _F),
+        EIAttr.RESERVED_SMEM_USED: (_N, _F),
+        EIAttr.KPARAM_INFO_V2: (_S, _F),
+        EIAttr.SYSCALL_OFFSETS: (_S, _F),
+        EIAttr.VRC_CTA_INIT_COUNT: (_B, _F),
+        EIAttr.TOOLS_PATCH_FUNC: (_N, _F),
+        EIAttr.NUM_BARRIERS: (_B, _F),
+        EIAttr.TEXMODE_INDEPENDENT: (_N, _G),
+        EIAttr.AT_ENTRY_FRAGMENTS: (_S, _F),
+        EIAttr.SPARSE_MMA_MASK: (_H, _F),
+        EIAttr.TCGEN05_1CTA_USED: (_N, _F),
+        EIAttr.TCGEN05_2CTA_USED: (_N, _F),
+        EIAttr.GEN_ERRBAR_AT_EXIT: (_N, _G),
+        EIAttr.ANNOTATIONS: (_S, _F),
+        EIAttr.SANITIZE: (_H, _F),
+        EIAttr.MERCURY_ISA_VERSION: (_H, _F),
+    }
+)
 
 # Codes ptxas was not seen to write, but for which cuobjdump 13.2.51 has a value printer that
 # only makes sense for one format: it decodes an SVAL payload field by field (or dereferences a
 # symbol in it), or prints an HVAL value symbolically.
-_CUOBJDUMP_IMPLIED: dict[EIAttr, EIFormat] = {
-    EIAttr.QUERY_NUMATTRIB: _S,  # four "NumAttrib ..." u32 fields
-    EIAttr.LOAD_CACHE_REQUEST: _S,  # reads a symbol from the payload
-    EIAttr.SHARED_SCRATCH: _S,  # "start offset", "size"
-    EIAttr.STATISTICS: _S,  # "instructions", "loops", ...
-    EIAttr.COROUTINE_RESUME_ID_OFFSETS: _S,
-    EIAttr.SAM_REGION_STACK_SIZE: _S,  # reads a symbol from the payload
-    EIAttr.PER_REG_TARGET_PERF_STATS: _S,
-    EIAttr.SYSCALLS_FALLBACK: _S,
-    EIAttr.LANGUAGE: _S,  # "Language: ..."
-    EIAttr.SHADER_TYPE: _H,  # symbolic HVAL value
-    EIAttr.STUB_FUNCTION_KIND: _H,  # symbolic HVAL value
-}
+_CUOBJDUMP_IMPLIED: Mapping[EIAttr, EIFormat] = types.MappingProxyType(
+    {
+        EIAttr.QUERY_NUMATTRIB: _S,  # four "NumAttrib ..." u32 fields
+        EIAttr.LOAD_CACHE_REQUEST: _S,  # reads a symbol from the payload
+        EIAttr.SHARED_SCRATCH: _S,  # "start offset", "size"
+        EIAttr.STATISTICS: _S,  # "instructions", "loops", ...
+        EIAttr.COROUTINE_RESUME_ID_OFFSETS: _S,
+        EIAttr.SAM_REGION_STACK_SIZE: _S,  # reads a symbol from the payload
+        EIAttr.PER_REG_TARGET_PERF_STATS: _S,
+        EIAttr.SYSCALLS_FALLBACK: _S,
+        EIAttr.LANGUAGE: _S,  # "Language: ..."
+        EIAttr.SHADER_TYPE: _H,  # symbolic HVAL value
+        EIAttr.STUB_FUNCTION_KIND: _H,  # symbolic HVAL value
+    }
+)
 
 
 def _build_specs() -> Mapping[int, AttrSpec]:
@@ -282,15 +286,17 @@ def _build_specs() -> Mapping[int, AttrSpec]:
 EIATTR_SPECS: Mapping[int, AttrSpec] = _build_specs()
 
 # .nv.compat: ptxas 13.0.88 writes exactly these seven, in this order, on sm_90 and newer.
-_COMPAT_SEEN: dict[EICompatAttr, EIFormat] = {
-    EICompatAttr.CUDA_ACCELERATOR_TARGET: _B,
-    EICompatAttr.ISA_CLASS: _B,
-    EICompatAttr.INST_TCGEN05_MMA: _B,
-    EICompatAttr.MERCURY_ISA_MAJOR_MINOR_VERSION: _H,
-    EICompatAttr.INST_TENSORMAP_V1: _B,
-    EICompatAttr.ENABLE_OPPORTUNISTIC_FINALIZATION: _B,
-    EICompatAttr.CAN_FASTPATH_FINALIZE: _S,
-}
+_COMPAT_SEEN: Mapping[EICompatAttr, EIFormat] = types.MappingProxyType(
+    {
+        EICompatAttr.CUDA_ACCELERATOR_TARGET: _B,
+        EICompatAttr.ISA_CLASS: _B,
+        EICompatAttr.INST_TCGEN05_MMA: _B,
+        EICompatAttr.MERCURY_ISA_MAJOR_MINOR_VERSION: _H,
+        EICompatAttr.INST_TENSORMAP_V1: _B,
+        EICompatAttr.ENABLE_OPPORTUNISTIC_FINALIZATION: _B,
+        EICompatAttr.CAN_FASTPATH_FINALIZE: _S,
+    }
+)
 
 #: code -> AttrSpec for every ``.nv.compat`` code cuobjdump 13.2.51 names.
 COMPAT_SPECS: Mapping[int, AttrSpec] = types.MappingProxyType(

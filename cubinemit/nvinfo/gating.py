@@ -1,7 +1,7 @@
 """Which EIATTR codes ptxas 13.0.88 writes for which target, and with which constant value.
 
 Measured by compiling the same PTX probes (tests/nvinfo/probes) for every target in default,
--c and -g modes and reading back the records; tests/nvinfo/test_gating.py re-checks every rule
+-c and -g modes and reading back the records; tests/nvinfo/test_nvinfo_gating.py re-checks every rule
 below against sm_75 80 86 89 90 90a 100 100a 103 110a 120 121 (plus 87/88/'f' spot checks).
 
 Rules are per target, not per family, where ptxas differs inside a family: SW_WAR is 1 on sm_75,

@@ -7,6 +7,7 @@ name, nested entries as objects and raw payloads as hex (plus ``"raw": true``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -246,7 +247,7 @@ def _text_fields(record: NvInfoRecord) -> str:
         return "SpillRefill " + " ".join(map(_hex, record.spill_refill_offsets))
     if isinstance(record, SamplerInit):
 
-        def mode(v: int, names: dict[int, str | None]) -> str:
+        def mode(v: int, names: Mapping[int, str | None]) -> str:
             name = names.get(v, _hex(v))
             return "-" if name is None else name
 

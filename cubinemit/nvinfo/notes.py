@@ -16,6 +16,7 @@ line, which :class:`PtxasOptions` models.
 from __future__ import annotations
 
 import struct
+import types
 
 import attrs
 
@@ -28,7 +29,7 @@ PTXAS_TOOL_BRANCH = "Build cuda_13.0.r13.0/compiler.36424714_0"
 # ptxas writes each explicitly given option as "-<name> <value> " (a flag has an empty value, so
 # "-c  "), in this fixed order whatever the command-line order, long and short spellings alike.
 # Measured with ptxas 13.0.88 by giving every documented option together and inserting the rest
-# one at a time (tests/nvinfo/test_notes.py re-checks a selection). Options that exclude each
+# one at a time (tests/nvinfo/test_nvinfo_notes.py re-checks a selection). Options that exclude each
 # other (-c/-astoolspatch/-ewp, -O/-Ofc with -O1..3, -g/-lineinfo is only a warning) share slots.
 # (field, ptxas name, takes a value)
 _OPTION_ORDER: tuple[tuple[str, str, bool], ...] = (
@@ -82,7 +83,7 @@ _OPTION_ORDER: tuple[tuple[str, str, bool], ...] = (
     ("no_tmem_access_check", "gno-tmem-access-check", False),
     ("annotate", "annotate", False),
 )
-_BY_NAME = {name: (field, valued) for field, name, valued in _OPTION_ORDER}
+_BY_NAME = types.MappingProxyType({name: (field, valued) for field, name, valued in _OPTION_ORDER})
 
 OptValue = int | str | None
 

@@ -12,6 +12,7 @@ bytes so that re-encoding is exact; their ``raw`` attribute is True (False on ev
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -212,26 +213,30 @@ class InstrOffsets:
 
 
 #: AT_ENTRY_FRAGMENTS values, as cuobjdump names them (ptxas writes 6 or 7 for tcgen05 kernels).
-AT_ENTRY_FRAGMENTS = {
-    1: "AT_ENTRY_FRAGMENT_TEST1",
-    2: "AT_ENTRY_FRAGMENT_TEST2",
-    3: "AT_ENTRY_FRAGMENT_TEST3",
-    4: "AT_ENTRY_FRAGMENT_TMEM_CTA1",
-    5: "AT_ENTRY_FRAGMENT_TMEM_CTA2",
-    6: "AT_ENTRY_FRAGMENT_TMEM_CTA1_V2",
-    7: "AT_ENTRY_FRAGMENT_TMEM_CTA2_V2",
-}
+AT_ENTRY_FRAGMENTS = types.MappingProxyType(
+    {
+        1: "AT_ENTRY_FRAGMENT_TEST1",
+        2: "AT_ENTRY_FRAGMENT_TEST2",
+        3: "AT_ENTRY_FRAGMENT_TEST3",
+        4: "AT_ENTRY_FRAGMENT_TMEM_CTA1",
+        5: "AT_ENTRY_FRAGMENT_TMEM_CTA2",
+        6: "AT_ENTRY_FRAGMENT_TMEM_CTA1_V2",
+        7: "AT_ENTRY_FRAGMENT_TMEM_CTA2_V2",
+    }
+)
 #: SPARSE_MMA_MASK bits, as cuobjdump names them (ptxas writes 0, or 0x10 = HMMA.SP for mma.sp).
-SPARSE_MMA_BITS = {
-    0: "QGMMA.SP",
-    1: "HGMMA.SP",
-    2: "IGMMA.SP",
-    3: "QMMA.SP",
-    4: "HMMA.SP",
-    5: "IMMA.SP",
-    6: "UTC*MMASparse",
-    7: "OMMA.SP",
-}
+SPARSE_MMA_BITS = types.MappingProxyType(
+    {
+        0: "QGMMA.SP",
+        1: "HGMMA.SP",
+        2: "IGMMA.SP",
+        3: "QMMA.SP",
+        4: "HMMA.SP",
+        5: "IMMA.SP",
+        6: "UTC*MMASparse",
+        7: "OMMA.SP",
+    }
+)
 
 
 @attrs.frozen
@@ -344,21 +349,25 @@ class KParamInfoV2:
 
 
 #: MBARRIER_INSTR_OFFSETS instruction kinds (low 4 bits of byte 12), as cuobjdump names them.
-MBARRIER_KINDS = {
-    0: "MBARRIER_INIT",
-    1: "MBARRIER_ARRIVE",
-    2: "MBARRIER_ARRIVE_NOCOMPLETE",
-    3: "MBARRIER_ARRIVE_DROP",
-    4: "MBARRIER_ARRIVE_DROP_NOCOMPLETE",
-    5: "MBARRIER_TEST_WAIT",
-    6: "MBARRIER_TEST_WAIT_PARITY",
-    7: "MBARRIER_CP_ASYNC_ARRIVE",
-    8: "MBARRIER_INVAL",
-    9: "MBARRIER_TRY_WAIT",
-    10: "MBARRIER_TRY_WAIT_PARITY",
-}
+MBARRIER_KINDS = types.MappingProxyType(
+    {
+        0: "MBARRIER_INIT",
+        1: "MBARRIER_ARRIVE",
+        2: "MBARRIER_ARRIVE_NOCOMPLETE",
+        3: "MBARRIER_ARRIVE_DROP",
+        4: "MBARRIER_ARRIVE_DROP_NOCOMPLETE",
+        5: "MBARRIER_TEST_WAIT",
+        6: "MBARRIER_TEST_WAIT_PARITY",
+        7: "MBARRIER_CP_ASYNC_ARRIVE",
+        8: "MBARRIER_INVAL",
+        9: "MBARRIER_TRY_WAIT",
+        10: "MBARRIER_TRY_WAIT_PARITY",
+    }
+)
 #: MBARRIER stride codes (bits 4-5 of byte 12), as cuobjdump names them.
-MBARRIER_STRIDES = {0: "MBARRIER_STRIDE_X4", 1: "MBARRIER_STRIDE_X8", 2: "MBARRIER_STRIDE_X16", 3: "MBARRIER_STRIDE_X1"}
+MBARRIER_STRIDES = types.MappingProxyType(
+    {0: "MBARRIER_STRIDE_X4", 1: "MBARRIER_STRIDE_X8", 2: "MBARRIER_STRIDE_X16", 3: "MBARRIER_STRIDE_X1"}
+)
 
 
 def _i32(inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -440,7 +449,7 @@ class IndirectBranchTargets:
 
 #: ANNOTATIONS sub-record types, as cuobjdump names them. Only SpillRefill has a known length.
 ANNOTATION_SPILL_REFILL = 1
-ANNOTATION_TYPES = {1: "SpillRefill", 2: "InstructionInfo", 3: "FunctionInfo"}
+ANNOTATION_TYPES = types.MappingProxyType({1: "SpillRefill", 2: "InstructionInfo", 3: "FunctionInfo"})
 
 
 @attrs.frozen
@@ -454,8 +463,10 @@ class Annotations:
 
 
 #: SAMPLER_INIT address modes and filters (PTX spelling); 0xff = not given in the initialiser.
-SAMPLER_ADDR_MODES = {0: "wrap", 1: "mirror", 3: "clamp_to_edge", 4: "clamp_to_border", 0xFF: None}
-SAMPLER_FILTERS = {0: "nearest", 1: "linear", 0xFF: None}
+SAMPLER_ADDR_MODES = types.MappingProxyType(
+    {0: "wrap", 1: "mirror", 3: "clamp_to_edge", 4: "clamp_to_border", 0xFF: None}
+)
+SAMPLER_FILTERS = types.MappingProxyType({0: "nearest", 1: "linear", 0xFF: None})
 SAMPLER_UNSET = 0xFF
 
 

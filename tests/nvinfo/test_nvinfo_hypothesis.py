@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cubinemit.errors import CubinFormatError
 from cubinemit.nvinfo import callgraph, codec, jsonform, notes
 from cubinemit.nvinfo.catalogue import COMPAT_SPECS, EIATTR_SPECS, EIAttr, EICompatAttr, EIFormat
 from cubinemit.nvinfo.records import (
@@ -204,3 +205,44 @@ def test_notes_identity(opts: notes.PtxasOptions, obj: str, sm: int) -> None:
     assert notes.decode_tkinfo(notes.encode_tkinfo(raw)) == raw
     cu = notes.CuInfo(sm)
     assert notes.decode_cuinfo(notes.encode_cuinfo(cu)) == cu
+
+
+def _symbol_name(i: int) -> str:
+    return SYMBOLS[i]
+
+
+wire_records = st.one_of(
+    st.tuples(st.integers(1, 3), u8, st.binary(min_size=2, max_size=2)).map(lambda t: bytes(t[:2]) + t[2]),
+    st.tuples(u8, st.binary(max_size=48)).map(lambda t: bytes((4, t[0])) + len(t[1]).to_bytes(2, "little") + t[1]),
+    st.binary(max_size=6),  # junk: bad format bytes, truncation
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(wire_records, max_size=6).map(b"".join))
+def test_any_bytes_decode_exactly_or_fail_cleanly(data: bytes) -> None:
+    # Whatever decodes re-encodes to the same bytes; everything else is a CubinFormatError.
+    try:
+        recs = codec.decode_nvinfo(data, section=".nv.info.k", symbol_name=_symbol_name)
+    except CubinFormatError as exc:
+        assert exc.where == ".nv.info.k" and exc.offset is not None and 0 <= exc.offset <= len(data)
+    else:
+        assert codec.encode_nvinfo(recs, symbol_index=SYMBOLS.index) == data
+    try:
+        crecs = codec.decode_compat(data)
+    except CubinFormatError:
+        pass
+    else:
+        assert codec.encode_compat(crecs) == data
+    try:
+        graph = callgraph.decode_callgraph(data, symbol_name=_symbol_name)
+    except CubinFormatError:
+        pass
+    else:
+        assert callgraph.encode_callgraph(graph, symbol_index=SYMBOLS.index) == data
+    for decode, encode in ((notes.decode_tkinfo, notes.encode_tkinfo), (notes.decode_cuinfo, notes.encode_cuinfo)):
+        try:
+            info = decode(data)
+        except CubinFormatError:
+            continue
+        assert encode(info) == data  # type: ignore[operator]
