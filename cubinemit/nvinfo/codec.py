@@ -1,0 +1,423 @@
+"""Decode and encode ``.nv.info``, ``.nv.info.<f>`` and ``.nv.compat`` sections.
+
+A section is nothing but back-to-back records ``[fmt:u8][code:u8]`` + 2 bytes (NVAL/BVAL/HVAL)
+or ``[fmt][code][u16 size]`` + size bytes (SVAL). ptxas never pads between records (its SVAL
+sizes are multiples of 4), so decode -> encode reproduces a section byte for byte.
+
+Structural damage (a format byte outside 1..4, a truncated header, an SVAL size that runs past
+the end, a symbol index the caller's ``symbol_name`` rejects) raises
+:class:`~cubinemit.errors.CubinFormatError` with ``offset`` = the offset *within the section*
+and ``where`` = the section name. Anything merely unfamiliar is kept as a raw record.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
+
+from ..errors import CubinemitError, CubinFormatError, ModelError
+from .catalogue import (
+    COMPAT_SPECS,
+    EIATTR_SPECS,
+    EIAttr,
+    EICompatAttr,
+    EIFormat,
+    attr_name,
+    compat_attr_name,
+)
+from .records import (
+    ANNOTATION_SPILL_REFILL,
+    DIM3_ATTRS,
+    OFFSET_ATTRS,
+    SYMBOL_LIST_ATTRS,
+    SYMBOL_VALUE_ATTRS,
+    U32_ATTRS,
+    WORDS_ATTRS,
+    Annotations,
+    Atom16EmulRegMap,
+    ByteValue,
+    CompatFlag,
+    CompatRecord,
+    CompatValue,
+    CompatWords,
+    Dim3,
+    Flag,
+    HalfValue,
+    IndirectBranch,
+    IndirectBranchTargets,
+    InstrOffsets,
+    KParamInfo,
+    KParamInfoV2,
+    MbarrierEntry,
+    MbarrierInstrOffsets,
+    NvInfoRecord,
+    ParamCbank,
+    RawCompatRecord,
+    RawRecord,
+    RegMapEntry,
+    SamplerInit,
+    SymbolList,
+    SymbolValue,
+    U32List,
+    U32Value,
+)
+
+SymbolName = Callable[[int], str]
+SymbolIndex = Callable[[str], int]
+
+#: Exceptions a symbol callback may raise to reject an index or a name.
+_CALLBACK_ERRORS = (LookupError, ValueError, TypeError, CubinemitError)
+
+
+class WireRecord(NamedTuple):
+    """One record as it sits in the section: where it starts, its two header bytes, its body.
+
+    ``body`` is the SVAL payload, or bytes 2-3 of a 4-byte record.
+    """
+
+    offset: int
+    fmt: int
+    code: int
+    body: bytes
+
+
+def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] = attr_name) -> Iterator[WireRecord]:
+    """Split a section into records, checking only the framing."""
+    pos, end = 0, len(data)
+    while pos < end:
+        if end - pos < 4:
+            raise CubinFormatError(
+                f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
+            )
+        fmt, code = data[pos], data[pos + 1]
+        if fmt == EIFormat.SVAL:
+            (size,) = struct.unpack_from("<H", data, pos + 2)
+            if pos + 4 + size > end:
+                raise CubinFormatError(
+                    f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
+                    offset=pos,
+                    where=section,
+                )
+            yield WireRecord(pos, fmt, code, bytes(data[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+        elif fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
+            yield WireRecord(pos, fmt, code, bytes(data[pos + 2 : pos + 4]))
+            pos += 4
+        else:
+            raise CubinFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
+
+
+# ---------------------------------------------------------------------------------------------
+# .nv.info decoding
+
+
+class _Ctx(NamedTuple):
+    section: str
+    symbol_name: SymbolName
+
+
+def _words(body: bytes) -> tuple[int, ...] | None:
+    if len(body) % 4:
+        return None
+    return struct.unpack(f"<{len(body) // 4}I", body)
+
+
+def _sym(ctx: _Ctx, attr: EIAttr, index: int, offset: int) -> str:
+    try:
+        name = ctx.symbol_name(index)
+    except _CALLBACK_ERRORS as exc:
+        raise CubinFormatError(
+            f"{attr.cuobjdump_name}: symbol index {index} rejected ({exc})", offset=offset, where=ctx.section
+        ) from None
+    if not isinstance(name, str):
+        raise CubinFormatError(
+            f"{attr.cuobjdump_name}: symbol_name({index}) returned {name!r}, not a string",
+            offset=offset,
+            where=ctx.section,
+        )
+    return name
+
+
+def _decode_indirect(body: bytes) -> IndirectBranchTargets | None:
+    words = _words(body)
+    if words is None:
+        return None
+    branches: list[IndirectBranch] = []
+    i = 0
+    while i < len(words):
+        if i + 3 > len(words):
+            return None
+        offset, reserved, count = words[i : i + 3]
+        if i + 3 + count > len(words):
+            return None
+        branches.append(IndirectBranch(offset, words[i + 3 : i + 3 + count], reserved))
+        i += 3 + count
+    return IndirectBranchTargets(branches)
+
+
+def _mbarrier_entry(body: bytes, pos: int) -> MbarrierEntry:
+    offset, base_reg, imm, kind, aux, ureg, pad = struct.unpack_from("<IIiBBBB", body, pos)
+    return MbarrierEntry(offset, base_reg, imm, kind & 0xF, ureg, (kind >> 4) & 3, aux, kind >> 6, pad)
+
+
+def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord | None:
+    """Type an SVAL payload; None when the layout does not fit (the caller keeps it raw)."""
+    size = len(body)
+    words = _words(body)
+    if attr in U32_ATTRS:
+        return U32Value(attr, words[0]) if size == 4 and words else None
+    if attr in OFFSET_ATTRS:
+        return InstrOffsets(attr, words) if words is not None else None
+    if attr in WORDS_ATTRS:
+        return U32List(attr, words) if words is not None else None
+    if attr in SYMBOL_VALUE_ATTRS:
+        if size != 8 or words is None:
+            return None
+        return SymbolValue(attr, _sym(ctx, attr, words[0], at), words[1])
+    if attr in SYMBOL_LIST_ATTRS:
+        if words is None:
+            return None
+        return SymbolList(attr, tuple(_sym(ctx, attr, w, at + 4 * i) for i, w in enumerate(words)))
+    if attr in DIM3_ATTRS:
+        return Dim3(attr, *words) if size == 12 and words else None
+    if attr is EIAttr.PARAM_CBANK:
+        if size != 8:
+            return None
+        index, base, psize = struct.unpack("<IHH", body)
+        return ParamCbank(_sym(ctx, attr, index, at), base, psize)
+    if attr is EIAttr.SAMPLER_INIT:
+        if size != 8:
+            return None
+        index, m0, m1, m2, flt = struct.unpack("<IBBBB", body)
+        return SamplerInit(_sym(ctx, attr, index, at), m0, m1, m2, flt)
+    if attr is EIAttr.KPARAM_INFO:
+        if size != 12:
+            return None
+        index, ordinal, offset, w = struct.unpack("<IHHI", body)
+        return KParamInfo(
+            index=index,
+            ordinal=ordinal,
+            offset=offset,
+            size=w >> 18,
+            log_alignment=w & 0xFF,
+            space=(w >> 8) & 0xF,
+            cbank=(w >> 12) & 0x1F,
+            param_space=(w >> 17) & 1,
+        )
+    if attr is EIAttr.KPARAM_INFO_V2:
+        if size != 12:
+            return None
+        index, ordinal, offset, psize, log_align, space = struct.unpack("<IHHHBB", body)
+        return KParamInfoV2(index, ordinal, offset, psize, log_align, space)
+    if attr is EIAttr.MBARRIER_INSTR_OFFSETS:
+        if size % 16:
+            return None
+        return MbarrierInstrOffsets(_mbarrier_entry(body, i) for i in range(0, size, 16))
+    if attr is EIAttr.ATOM16_EMUL_INSTR_REG_MAP:
+        if size % 8 or words is None:
+            return None
+        return Atom16EmulRegMap(RegMapEntry(words[i], words[i + 1]) for i in range(0, len(words), 2))
+    if attr is EIAttr.INDIRECT_BRANCH_TARGETS:
+        return _decode_indirect(body)
+    if attr is EIAttr.ANNOTATIONS:
+        if size % 8 or words is None or any(t != ANNOTATION_SPILL_REFILL for t in words[0::2]):
+            return None
+        return Annotations(words[1::2])
+    return None
+
+
+def decode_record(wire: WireRecord, *, section: str, symbol_name: SymbolName) -> NvInfoRecord:
+    """Type one framed record (see :func:`iter_wire_records`)."""
+    try:
+        attr = EIAttr(wire.code)
+    except ValueError:
+        return RawRecord(wire.fmt, wire.code, wire.body)
+    expected = EIATTR_SPECS[attr].fmt
+    if expected is not None and expected != wire.fmt:
+        return RawRecord(wire.fmt, wire.code, wire.body)
+    typed: NvInfoRecord | None
+    if wire.fmt == EIFormat.NVAL:
+        typed = Flag(attr) if wire.body == b"\0\0" else None
+    elif wire.fmt == EIFormat.BVAL:
+        typed = ByteValue(attr, wire.body[0]) if wire.body[1] == 0 else None
+    elif wire.fmt == EIFormat.HVAL:
+        typed = HalfValue(attr, int.from_bytes(wire.body, "little"))
+    else:
+        typed = _decode_sval(attr, wire.body, wire.offset + 4, _Ctx(section, symbol_name))
+    return typed if typed is not None else RawRecord(wire.fmt, wire.code, wire.body)
+
+
+def decode_nvinfo(data: bytes, *, section: str, symbol_name: SymbolName) -> list[NvInfoRecord]:
+    """Decode a ``.nv.info`` or ``.nv.info.<f>`` section into typed records (raw where unknown).
+
+    ``symbol_name`` maps a ``.symtab`` index to its name; it rejects an index by raising
+    LookupError/ValueError (or a cubinemit error), which becomes a CubinFormatError.
+    """
+    return [
+        decode_record(w, section=section, symbol_name=symbol_name) for w in iter_wire_records(data, section=section)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# .nv.info encoding
+
+
+def _idx(symbol_index: SymbolIndex, name: str, attr: EIAttr) -> int:
+    try:
+        index = symbol_index(name)
+    except _CALLBACK_ERRORS as exc:
+        raise ModelError(f"{attr.cuobjdump_name}: unknown symbol {name!r} ({exc})") from None
+    if not isinstance(index, int) or not 0 <= index < 1 << 32:
+        raise ModelError(f"{attr.cuobjdump_name}: symbol_index({name!r}) returned {index!r}")
+    return index
+
+
+def _pack_words(values: Iterable[int]) -> bytes:
+    vals = tuple(values)
+    return struct.pack(f"<{len(vals)}I", *vals)
+
+
+def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
+    if isinstance(record, U32Value):
+        return struct.pack("<I", record.value)
+    if isinstance(record, InstrOffsets):
+        return _pack_words(record.offsets)
+    if isinstance(record, U32List):
+        return _pack_words(record.values)
+    if isinstance(record, SymbolValue):
+        return struct.pack("<II", _idx(symbol_index, record.symbol, record.attr), record.value)
+    if isinstance(record, SymbolList):
+        return _pack_words(_idx(symbol_index, s, record.attr) for s in record.symbols)
+    if isinstance(record, Dim3):
+        return struct.pack("<III", record.x, record.y, record.z)
+    if isinstance(record, ParamCbank):
+        return struct.pack("<IHH", _idx(symbol_index, record.symbol, record.attr), record.base, record.size)
+    if isinstance(record, SamplerInit):
+        return struct.pack(
+            "<IBBBB",
+            _idx(symbol_index, record.symbol, record.attr),
+            record.addr_mode_0,
+            record.addr_mode_1,
+            record.addr_mode_2,
+            record.filter_mode,
+        )
+    if isinstance(record, KParamInfo):
+        w = record.log_alignment | record.space << 8 | record.cbank << 12 | record.param_space << 17 | record.size << 18
+        return struct.pack("<IHHI", record.index, record.ordinal, record.offset, w)
+    if isinstance(record, KParamInfoV2):
+        return struct.pack(
+            "<IHHHBB",
+            record.index,
+            record.ordinal,
+            record.offset,
+            record.size,
+            record.log_alignment,
+            record.space,
+        )
+    if isinstance(record, MbarrierInstrOffsets):
+        return b"".join(
+            struct.pack(
+                "<IIiBBBB",
+                e.offset,
+                e.base_reg,
+                e.imm_offset,
+                e.kind | e.stride << 4 | e.kind_high << 6,
+                e.aux,
+                e.base_ureg,
+                e.pad,
+            )
+            for e in record.entries
+        )
+    if isinstance(record, Atom16EmulRegMap):
+        return b"".join(struct.pack("<II", e.offset, e.reg) for e in record.entries)
+    if isinstance(record, IndirectBranchTargets):
+        return b"".join(
+            struct.pack("<III", b.offset, b.reserved, len(b.targets)) + _pack_words(b.targets) for b in record.branches
+        )
+    if isinstance(record, Annotations):
+        return _pack_words(w for off in record.spill_refill_offsets for w in (ANNOTATION_SPILL_REFILL, off))
+    raise ModelError(f"not an .nv.info record: {record!r}")
+
+
+def _frame(fmt: int, code: int, body: bytes, what: str) -> bytes:
+    if fmt == EIFormat.SVAL:
+        if len(body) > 0xFFFF:
+            raise ModelError(f"{what}: payload of {len(body)} bytes does not fit EIFMT_SVAL's u16 size")
+        return struct.pack("<BBH", fmt, code, len(body)) + body
+    if fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
+        if len(body) != 2:
+            raise ModelError(f"{what}: a {EIFormat(fmt).cuobjdump_name} record carries 2 bytes, got {len(body)}")
+        return bytes((fmt, code)) + body
+    raise ModelError(f"{what}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
+
+
+def encode_record(record: NvInfoRecord, *, symbol_index: SymbolIndex) -> bytes:
+    """The wire bytes of one record."""
+    if isinstance(record, RawRecord):
+        return _frame(record.fmt, record.code, record.payload, f"raw record {attr_name(record.code)}")
+    if isinstance(record, Flag):
+        return bytes((EIFormat.NVAL, record.attr, 0, 0))
+    if isinstance(record, ByteValue):
+        return bytes((EIFormat.BVAL, record.attr, record.value, 0))
+    if isinstance(record, HalfValue):
+        return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
+    return _frame(EIFormat.SVAL, record.attr, _sval_payload(record, symbol_index), record.attr.cuobjdump_name)
+
+
+def encode_nvinfo(records: Iterable[NvInfoRecord], *, symbol_index: SymbolIndex) -> bytes:
+    """Encode records into section bytes; ``symbol_index`` maps a symbol name to its ``.symtab`` index.
+
+    Raises ModelError for a name ``symbol_index`` rejects or a payload too large for its format.
+    """
+    return b"".join(encode_record(r, symbol_index=symbol_index) for r in records)
+
+
+# ---------------------------------------------------------------------------------------------
+# .nv.compat
+
+
+def decode_compat(data: bytes, *, section: str = ".nv.compat") -> list[CompatRecord]:
+    """Decode a ``.nv.compat`` section (same framing as ``.nv.info``, codes EICOMPAT_ATTR_*)."""
+    out: list[CompatRecord] = []
+    for w in iter_wire_records(data, section=section, name=compat_attr_name):
+        out.append(_decode_compat_record(w))
+    return out
+
+
+def _decode_compat_record(w: WireRecord) -> CompatRecord:
+    raw = RawCompatRecord(w.fmt, w.code, w.body)
+    if w.code not in COMPAT_SPECS:
+        return raw
+    attr = EICompatAttr(w.code)
+    expected = COMPAT_SPECS[w.code].fmt
+    if expected is not None and expected != w.fmt:
+        return raw
+    if w.fmt == EIFormat.NVAL:
+        return CompatFlag(attr) if w.body == b"\0\0" else raw
+    if w.fmt == EIFormat.BVAL:
+        return CompatValue(attr, EIFormat.BVAL, w.body[0]) if w.body[1] == 0 else raw
+    if w.fmt == EIFormat.HVAL:
+        return CompatValue(attr, EIFormat.HVAL, int.from_bytes(w.body, "little"))
+    words = _words(w.body)
+    return CompatWords(attr, words) if words is not None else raw
+
+
+def encode_compat_record(record: CompatRecord) -> bytes:
+    """The wire bytes of one ``.nv.compat`` record."""
+    if isinstance(record, RawCompatRecord):
+        return _frame(record.fmt, record.code, record.payload, f"raw record {compat_attr_name(record.code)}")
+    if isinstance(record, CompatFlag):
+        return bytes((EIFormat.NVAL, record.attr, 0, 0))
+    if isinstance(record, CompatValue):
+        if record.fmt is EIFormat.BVAL:
+            return bytes((EIFormat.BVAL, record.attr, record.value, 0))
+        return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
+    if isinstance(record, CompatWords):
+        return _frame(EIFormat.SVAL, record.attr, _pack_words(record.values), record.attr.cuobjdump_name)
+    raise ModelError(f"not a .nv.compat record: {record!r}")
+
+
+def encode_compat(records: Iterable[CompatRecord]) -> bytes:
+    """Encode ``.nv.compat`` records into section bytes."""
+    return b"".join(encode_compat_record(r) for r in records)

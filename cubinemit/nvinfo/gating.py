@@ -1,0 +1,257 @@
+"""Which EIATTR codes ptxas 13.0.88 writes for which target, and with which constant value.
+
+Measured by compiling the same PTX probes (tests/nvinfo/probes) for every target in default,
+-c and -g modes and reading back the records; tests/nvinfo/test_nvinfo_gating.py re-checks every rule
+below against sm_75 80 86 89 90 90a 100 100a 103 110a 120 121 (plus 87/88/'f' spot checks).
+
+Rules are per target, not per family, where ptxas differs inside a family: SW_WAR is 1 on sm_75,
+2 on sm_87, absent on sm_80/86/88/89, 8 on sm_90..sm_110 and 0 on sm_120/121.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import types
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from ..errors import ModelError
+from .catalogue import EIAttr, EICompatAttr, EIFormat
+from .records import CompatRecord, CompatValue, CompatWords
+
+#: Every real target ptxas 13.0.88 accepts for ``-arch`` (``ptxas --help``).
+PTXAS_TARGETS = (
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
+    "sm_100", "sm_100a", "sm_100f", "sm_103", "sm_103a", "sm_103f",
+    "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f",
+)  # fmt: skip
+
+#: Codes ptxas 13.0.88 can write at all: its name table ends with EIATTR_ERROR_LAST = 0x60.
+PTXAS_LAST_CODE = 0x5F
+
+
+@attrs.frozen
+class Target:
+    """A real ptxas target: ``sm`` number and variant ("", "a" arch-specific, "f" family)."""
+
+    sm: int
+    variant: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"sm_{self.sm}{self.variant}"
+
+    @property
+    def family(self) -> str:
+        """ "L" (sm_75..89), "H" (sm_90/90a) or "B" (sm_100 and newer): the metadata study's groups."""
+        return "L" if self.sm < 90 else "H" if self.sm < 100 else "B"
+
+
+def parse_target(arch: str | Target) -> Target:
+    """``"sm_90a"`` -> Target(90, "a"); ModelError for anything ptxas 13.0.88 does not accept."""
+    if isinstance(arch, Target):
+        arch = arch.name
+    m = re.fullmatch(r"sm_(\d+)([af]?)", arch)
+    if not m or arch not in PTXAS_TARGETS:
+        raise ModelError(f"{arch!r} is not a ptxas 13.0.88 target ({', '.join(PTXAS_TARGETS)})")
+    return Target(int(m.group(1)), m.group(2))
+
+
+class Emission(enum.Enum):
+    """How ptxas uses a code on one target."""
+
+    EVERY_FUNCTION = "written in every .nv.info.<function>"
+    WHEN_USED = "written when the feature is used"
+    NEVER = "never written for this target"
+    UNKNOWN = "not seen from ptxas; no rule"
+
+
+@attrs.frozen
+class Gate:
+    """The rule for one code on one target. ``value`` is the constant ptxas writes, when it has one."""
+
+    code: EIAttr
+    target: str
+    emission: Emission
+    value: int | None = None
+    why: str = ""
+
+
+_Rule = Callable[[Target], "tuple[Emission, int | None, str]"]
+_EVERY, _USED, _NEVER = Emission.EVERY_FUNCTION, Emission.WHEN_USED, Emission.NEVER
+
+
+def _sw_war(t: Target) -> tuple[Emission, int | None, str]:
+    if t.sm == 75:
+        return _EVERY, 1, "sm_75 writes SW_WAR = 1"
+    if t.sm == 87:
+        return _EVERY, 2, "sm_87 writes SW_WAR = 2"
+    if t.sm < 90:
+        return _NEVER, None, "sm_80/86/88/89 write no SW_WAR"
+    if t.sm < 120:
+        return _EVERY, 8, "sm_90..sm_110 write SW_WAR = 8"
+    return _EVERY, 0, "sm_120/121 write SW_WAR = 0"
+
+
+def _reserved_smem(t: Target) -> tuple[Emission, int | None, str]:
+    if t.sm == 110:
+        return _EVERY, None, "sm_110 marks every entry RESERVED_SMEM_USED"
+    if t.sm in (100, 103) and t.variant:
+        return _USED, None, "sm_100a/f, sm_103a/f: kernels with tcgen05.alloc"
+    return _NEVER, None, "only sm_100a/f, sm_103a/f (tcgen05) and sm_110"
+
+
+def _tcgen05(t: Target) -> tuple[Emission, int | None, str]:
+    if t.sm in (100, 103, 110) and t.variant:
+        return _USED, None, "tcgen05 kernels"
+    return _NEVER, None, "tcgen05 exists only on sm_100a/f, sm_103a/f, sm_110a/f"
+
+
+def _rule(pred: Callable[[Target], bool], yes: tuple[Emission, int | None], no: str, why: str = "") -> _Rule:
+    def rule(t: Target) -> tuple[Emission, int | None, str]:
+        if pred(t):
+            return yes[0], yes[1], why
+        return _NEVER, None, no
+
+    return rule
+
+
+def _always(value: int | None, why: str) -> _Rule:
+    return lambda t: (_EVERY, value, why)
+
+
+_RULES: Mapping[EIAttr, _Rule] = types.MappingProxyType(
+    {
+        EIAttr.CUDA_API_VERSION: _always(0x82, "CUDA 13.0, every function, any PTX .version"),
+        EIAttr.MERCURY_ISA_VERSION: lambda t: (
+            _EVERY,
+            0x0101 if t.sm >= 90 else 0,
+            "every function: 0.0 before sm_90, 1.1 from sm_90",
+        ),
+        EIAttr.SW_WAR: _sw_war,
+        EIAttr.SW2861232_WAR: _rule(
+            lambda t: t.sm in (80, 86, 87, 88), (_EVERY, None), "only sm_80/86/87/88", "every function"
+        ),
+        EIAttr.CTAIDZ_USED: _rule(lambda t: t.sm < 90, (_USED, None), "sm_90+ never flag %ctaid.z", "%ctaid.z"),
+        EIAttr.SPARSE_MMA_MASK: _rule(
+            lambda t: t.sm >= 90, (_EVERY, None), "no SPARSE_MMA_MASK before sm_90", "0, or 0x10 with mma.sp"
+        ),
+        EIAttr.VRC_CTA_INIT_COUNT: _rule(
+            lambda t: t.sm >= 100, (_EVERY, None), "no VRC_CTA_INIT_COUNT before sm_100", "0, or 0x80 with tcgen05"
+        ),
+        EIAttr.INSTR_REG_MAP: _rule(
+            lambda t: 80 <= t.sm < 90, (_USED, None), "only sm_80..89 (mbarrier kernels)", "mbarrier kernels"
+        ),
+        EIAttr.NUM_MBARRIERS: _rule(lambda t: t.sm >= 80, (_USED, None), "mbarrier needs sm_80"),
+        EIAttr.MBARRIER_INSTR_OFFSETS: _rule(lambda t: t.sm >= 80, (_USED, None), "mbarrier needs sm_80"),
+        EIAttr.CTA_PER_CLUSTER: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
+        EIAttr.EXPLICIT_CLUSTER: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
+        EIAttr.MAX_CLUSTER_RANK: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
+        EIAttr.RESERVED_SMEM_USED: _reserved_smem,
+        EIAttr.AT_ENTRY_FRAGMENTS: _tcgen05,
+        EIAttr.TCGEN05_1CTA_USED: _tcgen05,
+        EIAttr.TCGEN05_2CTA_USED: _tcgen05,
+    }
+)
+
+# Codes ptxas writes on every target where their feature compiles (no gating seen).
+_UNGATED = frozenset(
+    {
+        EIAttr.MAX_THREADS, EIAttr.SAMPLER_INIT, EIAttr.PARAM_CBANK, EIAttr.EXTERNS, EIAttr.REQNTID,
+        EIAttr.FRAME_SIZE, EIAttr.MIN_STACK_SIZE, EIAttr.SAMPLER_FORCE_UNNORMALIZED,
+        EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK, EIAttr.KPARAM_INFO,
+        EIAttr.CBANK_PARAM_SIZE, EIAttr.MAXREG_COUNT, EIAttr.EXIT_INSTR_OFFSETS, EIAttr.CRS_STACK_SIZE,
+        EIAttr.MAX_STACK_SIZE, EIAttr.COOP_GROUP_INSTR_OFFSETS, EIAttr.COOP_GROUP_MASK_REGIDS,
+        EIAttr.WMMA_USED, EIAttr.ATOM16_EMUL_INSTR_REG_MAP, EIAttr.REGCOUNT,
+        EIAttr.INT_WARP_WIDE_INSTR_OFFSETS, EIAttr.INDIRECT_BRANCH_TARGETS, EIAttr.KPARAM_INFO_V2,
+        EIAttr.SYSCALL_OFFSETS, EIAttr.TOOLS_PATCH_FUNC, EIAttr.NUM_BARRIERS, EIAttr.TEXMODE_INDEPENDENT,
+        EIAttr.GEN_ERRBAR_AT_EXIT, EIAttr.ANNOTATIONS, EIAttr.SANITIZE,
+    }
+)  # fmt: skip
+
+
+def gate(arch: str | Target, code: int) -> Gate:
+    """The rule for ``code`` on ``arch``."""
+    t = parse_target(arch)
+    if code > PTXAS_LAST_CODE:
+        return Gate(_as_attr(code), t.name, _NEVER, None, f"ptxas 13.0.88 knows codes up to {PTXAS_LAST_CODE:#x}")
+    attr = _as_attr(code)
+    if attr in _RULES:
+        emission, value, why = _RULES[attr](t)
+        return Gate(attr, t.name, emission, value, why)
+    if attr in _UNGATED:
+        return Gate(attr, t.name, _USED, None, "no target gating seen")
+    return Gate(attr, t.name, Emission.UNKNOWN, None, "never seen in ptxas output")
+
+
+def _as_attr(code: int) -> EIAttr:
+    try:
+        return EIAttr(code)
+    except ValueError:
+        raise ModelError(f"EIATTR code {code:#x} is unknown (cuobjdump 13.2.51 has no name for it)") from None
+
+
+def check_record(arch: str | Target, code: int) -> None:
+    """ModelError if ptxas 13.0.88 never writes ``code`` for ``arch``; silent otherwise."""
+    g = gate(arch, code)
+    if g.emission is Emission.NEVER:
+        raise ModelError(f"{g.code.cuobjdump_name} is never written for {g.target}: {g.why}")
+
+
+def gating_table(archs: tuple[str, ...] = PTXAS_TARGETS) -> dict[EIAttr, dict[str, Gate]]:
+    """The whole table, code x target, for the codes that have a rule."""
+    return {a: {arch: gate(arch, a) for arch in archs} for a in sorted(_RULES.keys() | _UNGATED)}
+
+
+def every_function_constants(arch: str | Target) -> dict[EIAttr, int | None]:
+    """Codes ptxas writes in every ``.nv.info.<function>`` of ``arch``, with their constant value
+    (None where the value depends on the code: SPARSE_MMA_MASK, VRC_CTA_INIT_COUNT, NVAL flags).
+    RESERVED_SMEM_USED on sm_110 is written for every *entry* and is included here."""
+    out = {}
+    for attr in _RULES:
+        g = gate(arch, attr)
+        if g.emission is Emission.EVERY_FUNCTION:
+            out[attr] = g.value
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# .nv.compat
+
+
+def has_compat_section(arch: str | Target) -> bool:
+    """ptxas writes ``.nv.compat`` for sm_90 and newer only."""
+    return parse_target(arch).sm >= 90
+
+
+def fastpath_mask(arch: str | Target) -> int:
+    """First word of CAN_FASTPATH_FINALIZE for a module with no special instructions.
+
+    9 on sm_100/100a/100f, 0x50 on sm_120/120a/120f, 0 elsewhere. Kernels can clear bits (DFMA
+    on sm_100 leaves 1): the module value is the AND over its kernels.
+    """
+    t = parse_target(arch)
+    return {100: 0x9, 120: 0x50}.get(t.sm, 0)
+
+
+def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None) -> list[CompatRecord]:
+    """The seven ``.nv.compat`` records ptxas writes, in its order.
+
+    ``isa_class`` is 1, or 2 when the module has texture/surface, cp.async.bulk, tcgen05 (and on
+    sm_120/121 %clusterid or f64->s32 conversions); ``fastpath`` defaults to :func:`fastpath_mask`.
+    """
+    t = parse_target(arch)
+    if t.sm < 90:
+        raise ModelError(f"{t.name} has no .nv.compat section")
+    b, h = EIFormat.BVAL, EIFormat.HVAL
+    return [
+        CompatValue(EICompatAttr.CUDA_ACCELERATOR_TARGET, b, 1 if t.variant == "a" else 0),
+        CompatValue(EICompatAttr.ISA_CLASS, b, isa_class),
+        CompatValue(EICompatAttr.INST_TCGEN05_MMA, b, 5),
+        CompatValue(EICompatAttr.MERCURY_ISA_MAJOR_MINOR_VERSION, h, 0x0101),
+        CompatValue(EICompatAttr.INST_TENSORMAP_V1, b, 0),
+        CompatValue(EICompatAttr.ENABLE_OPPORTUNISTIC_FINALIZATION, b, 1),
+        CompatWords(EICompatAttr.CAN_FASTPATH_FINALIZE, (fastpath_mask(t) if fastpath is None else fastpath, 0)),
+    ]
