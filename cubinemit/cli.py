@@ -68,6 +68,23 @@ def cmd_dump(args: argparse.Namespace) -> int:
         for n in notes:
             fields = {k: v for k, v in n.items() if k not in ("name", "type", "desc")}
             out(f"  {n['name']} type={n['type']} {fields if fields else n['desc']}\n")
+    from .nvinfo import compat_record_from_json, compat_record_to_text, record_from_json, record_to_text
+
+    for name, records in info["nvinfo"].items():
+        out(f"\n{name} ({len(records)} records):\n")
+        for r in records:
+            text = compat_record_to_text(compat_record_from_json(r)) if name == ".nv.compat" else record_to_text(record_from_json(r))
+            out(f"  {text}\n")
+    if info["callgraph"]:
+        g = info["callgraph"]
+        out("\n.nv.callgraph:\n")
+        for e in g["calls"]:
+            out(f"  call {e['caller']} -> {e['callee']}\n")
+        for key in ("address_taken", "indirect_callers"):
+            for m in g[key]:
+                out(f"  {key.replace('_', ' ')}: {m['function']}\n")
+        for e in g["indirect_targets"]:
+            out(f"  indirect target {e['caller']} -> {e['callee']}\n")
     if info["program_headers"]:
         out("\nProgram headers:\n")
         for p in info["program_headers"]:

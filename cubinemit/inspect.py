@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from .elf.constants import (
     NT_CUDA_CUINFO,
     NT_CUDA_TKINFO,
+    SHT_CUDA_CALLGRAPH,
+    SHT_CUDA_COMPAT,
+    SHT_CUDA_INFO,
     SHT_NOTE,
     reloc_type_name,
     section_type_name,
@@ -15,6 +20,38 @@ from .elf.layout import Layout, layout
 from .elf.model import ElfObject
 from .elf.structs import unpack_notes
 from .errors import CubinFormatError
+from .nvinfo import compat_record_to_json, decode_callgraph, decode_compat, decode_nvinfo, record_to_json
+
+
+def _in_file(exc: CubinFormatError, section_offset: int) -> CubinFormatError:
+    """Turn a decoder's section-relative error into one with a file offset."""
+    if exc.in_section and exc.offset is not None:
+        return CubinFormatError(exc.message, offset=section_offset + exc.offset, where=exc.where)
+    return exc
+
+
+def metadata(obj: ElfObject, lay: Layout) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
+    """The decoded .nv.info / .nv.info.<f> / .nv.compat records (file order) and .nv.callgraph."""
+    names = [""] + [s.name for s in lay.symbols]
+
+    def symbol_name(index: int) -> str:
+        if not 0 < index < len(names):
+            raise LookupError(f"no symbol {index} (.symtab has {len(names) - 1})")
+        return names[index]
+
+    records: dict[str, list[dict[str, Any]]] = {}
+    graph = None
+    for s in lay.order:
+        try:
+            if s.sh_type == SHT_CUDA_INFO:
+                records[s.name] = [record_to_json(r) for r in decode_nvinfo(s.data, section=s.name, symbol_name=symbol_name)]
+            elif s.sh_type == SHT_CUDA_COMPAT:
+                records[s.name] = [compat_record_to_json(r) for r in decode_compat(s.data, section=s.name)]
+            elif s.sh_type == SHT_CUDA_CALLGRAPH and graph is None:
+                graph = attrs.asdict(decode_callgraph(s.data, symbol_name=symbol_name, section=s.name))
+        except CubinFormatError as exc:
+            raise _in_file(exc, lay.offsets[id(s)]) from None
+    return records, graph
 
 
 def _decode_note_desc(n_type: int, desc: bytes) -> dict[str, Any]:
@@ -112,6 +149,7 @@ def describe(obj: ElfObject, lay: Layout | None = None) -> dict[str, Any]:
             {"name": name.rstrip(b"\0").decode("latin-1"), "type": n_type, "desc": desc.hex(), **_decode_note_desc(n_type, desc)}
             for name, n_type, desc in parsed
         ]
+    nvinfo, callgraph = metadata(obj, lay)
     return {
         "header": {
             "type": eh.e_type,
@@ -132,6 +170,8 @@ def describe(obj: ElfObject, lay: Layout | None = None) -> dict[str, Any]:
         "merc_symbols": sym_rows(obj.merc_symbols, lay.index),
         "relocations": relocations,
         "notes": notes,
+        "nvinfo": nvinfo,
+        "callgraph": callgraph,
         "program_headers": [
             {"type": p.p_type, "flags": p.p_flags, "offset": p.p_offset, "filesz": p.p_filesz, "memsz": p.p_memsz, "align": p.p_align}
             for p in lay.phdrs

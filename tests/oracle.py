@@ -41,6 +41,16 @@ def oracle_missing() -> str | None:
     return None
 
 
+def decoders_missing() -> str | None:
+    """None when cuobjdump and nvdisasm 13.2.51 are usable, else why not."""
+    try:
+        toolchain.cuobjdump()
+        toolchain.nvdisasm()
+    except ToolchainError as exc:
+        return str(exc)
+    return None
+
+
 def compile_ptx(ptx: Path, target: str, mode: str, out_dir: Path | None = None) -> Path:
     """The cubin ptxas writes for ``ptx`` with ``-arch target`` and the flags of ``mode``."""
     text = ptx.read_bytes()

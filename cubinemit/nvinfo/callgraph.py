@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from ..errors import CubinemitError, CubinFormatError, ModelError
+from ..errors import CubinemitError, ModelError, SectionFormatError
 
 SymbolName = Callable[[int], str]
 SymbolIndex = Callable[[str], int]
@@ -72,9 +72,9 @@ def _name(symbol_name: SymbolName, index: int, offset: int, section: str) -> str
     try:
         name = symbol_name(index)
     except _CALLBACK_ERRORS as exc:
-        raise CubinFormatError(f"symbol index {index} rejected ({exc})", offset=offset, where=section) from None
+        raise SectionFormatError(f"symbol index {index} rejected ({exc})", offset=offset, where=section) from None
     if not isinstance(name, str):
-        raise CubinFormatError(f"symbol_name({index}) returned {name!r}", offset=offset, where=section)
+        raise SectionFormatError(f"symbol_name({index}) returned {name!r}", offset=offset, where=section)
     return name
 
 
@@ -91,7 +91,7 @@ def _index(symbol_index: SymbolIndex, name: str, what: str) -> int:
 def decode_callgraph(data: bytes, *, symbol_name: SymbolName, section: str = ".nv.callgraph") -> CallGraph:
     """Decode ``.nv.callgraph``; CubinFormatError if the entries or sentinels are malformed."""
     if len(data) % 8:
-        raise CubinFormatError(
+        raise SectionFormatError(
             f"size {len(data)} is not a multiple of the 8-byte entry", offset=len(data) - len(data) % 8, where=section
         )
     lists: list[list[tuple[int, int, int]]] = []
@@ -100,22 +100,22 @@ def decode_callgraph(data: bytes, *, symbol_name: SymbolName, section: str = ".n
         if a == 0 and b < 0:
             expected = _SENTINELS[len(lists)] if len(lists) < 4 else None
             if b != expected:
-                raise CubinFormatError(
+                raise SectionFormatError(
                     f"sentinel {{0,{b}}} out of order (expected {{0,{expected}}})", offset=pos, where=section
                 )
             lists.append([])
             continue
         if not lists:
-            raise CubinFormatError("entry before the {0,-1} sentinel", offset=pos, where=section)
+            raise SectionFormatError("entry before the {0,-1} sentinel", offset=pos, where=section)
         lists[-1].append((pos, a, b))
     if len(lists) != 4:
-        raise CubinFormatError(f"{len(lists)} of the 4 sentinels present", offset=len(data), where=section)
+        raise SectionFormatError(f"{len(lists)} of the 4 sentinels present", offset=len(data), where=section)
 
     def edges(entries: list[tuple[int, int, int]]) -> tuple[CallEdge, ...]:
         out = []
         for pos, a, b in entries:
             if b < 0:
-                raise CubinFormatError(f"negative callee index {b}", offset=pos + 4, where=section)
+                raise SectionFormatError(f"negative callee index {b}", offset=pos + 4, where=section)
             out.append(CallEdge(_name(symbol_name, a, pos, section), _name(symbol_name, b, pos + 4, section)))
         return tuple(out)
 
@@ -168,7 +168,7 @@ def decode_prototype(
 ) -> list[Prototype]:
     """Decode ``.nv.prototype``; ``string_at`` reads the NUL-terminated ``.strtab`` string at an offset."""
     if len(data) % 8:
-        raise CubinFormatError(
+        raise SectionFormatError(
             f"size {len(data)} is not a multiple of the 8-byte entry", offset=len(data) - len(data) % 8, where=section
         )
     out = []
@@ -177,7 +177,7 @@ def decode_prototype(
         try:
             signature = string_at(off)
         except _CALLBACK_ERRORS as exc:
-            raise CubinFormatError(f".strtab offset {off} rejected ({exc})", offset=pos + 4, where=section) from None
+            raise SectionFormatError(f".strtab offset {off} rejected ({exc})", offset=pos + 4, where=section) from None
         out.append(Prototype(_name(symbol_name, sym, pos, section), signature))
     return out
 

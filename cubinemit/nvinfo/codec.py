@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from ..errors import CubinemitError, CubinFormatError, ModelError
+from ..errors import CubinemitError, ModelError, SectionFormatError
 from .catalogue import (
     COMPAT_SPECS,
     EIATTR_SPECS,
@@ -87,14 +87,14 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
-            raise CubinFormatError(
+            raise SectionFormatError(
                 f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
             )
         fmt, code = data[pos], data[pos + 1]
         if fmt == EIFormat.SVAL:
             (size,) = struct.unpack_from("<H", data, pos + 2)
             if pos + 4 + size > end:
-                raise CubinFormatError(
+                raise SectionFormatError(
                     f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
@@ -105,7 +105,7 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
             yield WireRecord(pos, fmt, code, bytes(data[pos + 2 : pos + 4]))
             pos += 4
         else:
-            raise CubinFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
+            raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,11 +127,11 @@ def _sym(ctx: _Ctx, attr: EIAttr, index: int, offset: int) -> str:
     try:
         name = ctx.symbol_name(index)
     except _CALLBACK_ERRORS as exc:
-        raise CubinFormatError(
+        raise SectionFormatError(
             f"{attr.cuobjdump_name}: symbol index {index} rejected ({exc})", offset=offset, where=ctx.section
         ) from None
     if not isinstance(name, str):
-        raise CubinFormatError(
+        raise SectionFormatError(
             f"{attr.cuobjdump_name}: symbol_name({index}) returned {name!r}, not a string",
             offset=offset,
             where=ctx.section,

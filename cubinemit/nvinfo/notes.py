@@ -20,7 +20,7 @@ import types
 
 import attrs
 
-from ..errors import CubinFormatError, ModelError
+from ..errors import ModelError, SectionFormatError
 
 PTXAS_TOOL_NAME = "ptxas"
 PTXAS_TOOL_VERSION = "Cuda compilation tools, release 13.0, V13.0.88"
@@ -264,26 +264,26 @@ def encode_tkinfo(info: TkInfo) -> bytes:
 def decode_tkinfo(desc: bytes, *, where: str = ".note.nv.tkinfo") -> TkInfo:
     """Decode the desc; CubinFormatError if it is not laid out as ptxas lays it out."""
     if len(desc) < 24:
-        raise CubinFormatError(f"desc of {len(desc)} bytes, the header alone needs 24", offset=0, where=where)
+        raise SectionFormatError(f"desc of {len(desc)} bytes, the header alone needs 24", offset=0, where=where)
     version, *offsets = struct.unpack_from("<6I", desc)
     blob = desc[24:]
     strings = []
     pos = 0
     for i, off in enumerate(offsets):
         if off != pos:
-            raise CubinFormatError(
+            raise SectionFormatError(
                 f"string {i} at blob offset {off}, ptxas would put it at {pos}", offset=4 + 4 * i, where=where
             )
         end = blob.find(b"\0", pos)
         if end < 0:
-            raise CubinFormatError(f"string {i} is not NUL-terminated", offset=24 + pos, where=where)
+            raise SectionFormatError(f"string {i} is not NUL-terminated", offset=24 + pos, where=where)
         try:
             strings.append(blob[pos:end].decode())
         except UnicodeDecodeError as exc:
-            raise CubinFormatError(f"string {i} is not UTF-8 ({exc})", offset=24 + pos, where=where) from None
+            raise SectionFormatError(f"string {i} is not UTF-8 ({exc})", offset=24 + pos, where=where) from None
         pos = end + 1
     if len(desc) != _pad4(24 + pos) or any(blob[pos:]):
-        raise CubinFormatError(
+        raise SectionFormatError(
             f"{len(desc) - 24 - pos} byte(s) after the strings; expected zero padding to a multiple of 4",
             offset=24 + pos,
             where=where,
@@ -314,6 +314,6 @@ def encode_cuinfo(info: CuInfo) -> bytes:
 
 def decode_cuinfo(desc: bytes, *, where: str = ".note.nv.cuinfo") -> CuInfo:
     if len(desc) != 8:
-        raise CubinFormatError(f"desc of {len(desc)} bytes, expected 8", offset=0, where=where)
+        raise SectionFormatError(f"desc of {len(desc)} bytes, expected 8", offset=0, where=where)
     version, sm, toolkit = struct.unpack("<HHI", desc)
     return CuInfo(sm, version, toolkit)
