@@ -32,6 +32,7 @@ from .elf.constants import (
     SHT_CUDA_CAPMERC_TEXT,
     SHT_CUDA_MERC_RELA,
     SHT_CUDA_MERC_SYMTAB,
+    SHT_CUDA_RESOLVED_RELA,
     SHT_REL,
     SHT_RELA,
     SHT_STRTAB,
@@ -227,7 +228,7 @@ class _Reader:
             s.link = section_ref(sh.sh_link, "sh_link", i)
             if s.role in (Role.SYMTAB, Role.MERC_SYMTAB):
                 s.info = sh.sh_info  # derived by the layout; checked below
-            elif sh.sh_flags & SHF_INFO_LINK or sh.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_MERC_RELA):
+            elif sh.sh_flags & SHF_INFO_LINK or sh.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_MERC_RELA, SHT_CUDA_RESOLVED_RELA):
                 s.info = section_ref(sh.sh_info, "sh_info", i)
             elif (sh.sh_flags & SHF_EXECINSTR or sh.sh_type == SHT_CUDA_CAPMERC_TEXT) and obj.symbols:
                 idx = sh.sh_info if sh.sh_info <= len(obj.symbols) else sh.sh_info & 0xFFFFFF
@@ -237,7 +238,7 @@ class _Reader:
                     s.info = sh.sh_info
             else:
                 s.info = sh.sh_info
-            if sh.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_MERC_RELA):
+            if sh.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_MERC_RELA, SHT_CUDA_RESOLVED_RELA):
                 s.relocs = self.relocations(s, sh, i, sections, obj)
 
         # creation order: the order of the names in .shstrtab

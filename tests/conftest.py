@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent / "nvinfo"))
 
 import oracle  # noqa: E402
 import probes_manifest  # noqa: E402

@@ -29,6 +29,10 @@ MODES: dict[str, list[str]] = {
     "lineinfo": ["-lineinfo"],
     "g": ["-g"],
     "O0": ["-O0"],
+    # further modes some feature probes ask for (tests/nvinfo/probes)
+    "ewp": ["-ewp"],
+    "memcheck": ["-sanitize=memcheck"],
+    "toolspatch": ["-astoolspatch"],
 }
 
 

@@ -45,6 +45,7 @@ SHT_LOPROC = 0x70000000
 SHT_CUDA_INFO = SHT_LOPROC + 0x00  # .nv.info, .nv.info.<f>
 SHT_CUDA_CALLGRAPH = SHT_LOPROC + 0x01  # .nv.callgraph (not 0x70000064 as a seed claims)
 SHT_CUDA_PROTOTYPE = SHT_LOPROC + 0x02  # .nv.prototype
+SHT_CUDA_RESOLVED_RELA = SHT_LOPROC + 0x03  # .nv.resolvedrela.<X> (-sanitize=memcheck, sm<90)
 SHT_CUDA_GLOBAL = SHT_LOPROC + 0x07  # REL-mode .nv.global (NOBITS-like)
 SHT_CUDA_GLOBAL_INIT = SHT_LOPROC + 0x08  # REL-mode .nv.global.init
 SHT_CUDA_SHARED = SHT_LOPROC + 0x0A  # REL-mode .nv.shared.<f>, .nv_debug.shared (NOBITS-like)
@@ -73,6 +74,7 @@ SECTION_TYPE_NAMES = {
     SHT_CUDA_INFO: "CUDA_INFO",
     SHT_CUDA_CALLGRAPH: "CUDA_CALLGRAPH",
     SHT_CUDA_PROTOTYPE: "CUDA_PROTOTYPE",
+    SHT_CUDA_RESOLVED_RELA: "CUDA_RESOLVED_RELA",
     SHT_CUDA_GLOBAL: "CUDA_GLOBAL",
     SHT_CUDA_GLOBAL_INIT: "CUDA_GLOBAL_INIT",
     SHT_CUDA_SHARED: "CUDA_SHARED",

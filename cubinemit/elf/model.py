@@ -35,6 +35,7 @@ RENAMES = (
     (".nv.constant.pic", ".nv.constant4"),
     (".nv.constant.user", ".nv.constant3"),
     (".nv.constant.entry_image_header_indices.", ".nv.constant0."),  # + function name
+    (".nv.constant.optimizer.", ".nv.constant2."),  # + function name: jump and address tables
 )
 
 

@@ -17,15 +17,15 @@ from ..arch import facts
 from .constants import (
     SHF_ALLOC,
     SHF_EXECINSTR,
-    SHF_INFO_LINK,
     SHF_WRITE,
+    SHT_CUDA_RESOLVED_RELA,
     SHT_PROGBITS,
     SHT_REL,
     SHT_RELA,
     STB_GLOBAL,
     STT_SECTION,
 )
-from .model import ElfObject, Role, Section, Symbol
+from .model import ElfObject, Role, Section, Symbol, final_name
 
 CLASS_TABLES = 1
 CLASS_DEBUG = 2
@@ -60,7 +60,7 @@ def section_class(section: Section, late: set[int]) -> int:
         return CLASS_TABLES
     if id(section) in late:
         return CLASS_LATE_BANK0
-    if section.sh_type in (SHT_REL, SHT_RELA):
+    if section_is_reloc(section):
         return CLASS_RELOC
     if not section.flags & SHF_ALLOC:
         if section.sh_type == SHT_PROGBITS and section.name.startswith((".debug_", ".nv_debug_")):
@@ -73,48 +73,42 @@ def section_class(section: Section, late: set[int]) -> int:
     return CLASS_CONST
 
 
-#: Relocation sections are ranked by their target (ptxas emits them target kind by target kind);
-#: creation order breaks ties, so .rela.text.<f> follow the function order.
-_RELOC_TARGET_RANK = (
-    (".text.", 0),
-    (".debug_line", 1),
-    (".nv_debug_line_sass", 2),
-    (".debug_loc", 3),
-    (".debug_info", 4),
-    (".nv.constant0.", 5),
-    (".nv.constant4", 6),
-    (".nv.global.init", 7),
-    (".debug_frame", 8),
-)
+def _reloc_key(name: str) -> tuple[str, str] | None:
+    """(prefix, target as finally named) of a relocation-section name."""
+    for prefix in (".rela", ".rel"):
+        if name.startswith(prefix + "."):
+            return prefix, final_name(name[len(prefix) :])
+    return None
 
 
-def _reloc_rank(section: Section) -> int:
-    target = section.info.name if isinstance(section.info, Section) else ""
-    for prefix, rank in _RELOC_TARGET_RANK:
-        if target == prefix or (prefix.endswith(".") and target.startswith(prefix)):
-            return rank
-    return 5
+def _reloc_positions(obj: ElfObject) -> dict[int, int]:
+    """Where each relocation section stands in the relocation class.
+
+    When ptxas emits X's relocations it asks for ``.rel.<X>`` first, then ``.rela.<X>``,
+    creating the names it lacks; the section takes its place in the list then. So a ``.rela``
+    section stands where its ``.rel`` twin's name was created (deleted or not): a texture bank's
+    ``.rela``, made early with its bank, moves to where its relocations are emitted. This gives
+    every order measured on the probes: .text relocations in function order, then the debug
+    sections', the banks' and .debug_frame's, and the texture-bank cases of -g and -lineinfo.
+    """
+    position = {id(slot): n for n, slot in enumerate(obj.shstrtab.slots)}
+    rel_names: dict[str, int] = {}
+    for slot in obj.shstrtab.slots:
+        key = _reloc_key(slot.text)
+        if key is not None and key[0] == ".rel":
+            rel_names.setdefault(key[1], position[id(slot)])
+    out = {}
+    for s in obj.sections:
+        if section_is_reloc(s):
+            own = position.get(id(s.name_slot), 0)
+            key = _reloc_key(s.name)
+            out[id(s)] = rel_names.get(key[1], own) if key is not None and key[0] == ".rela" else own
+    return out
 
 
-def _reloc_keys(sections: list[Section]) -> dict[int, tuple[int, int]]:
-    """Sort keys of the relocation class. Two texture-bank cases depart from the target rank,
-    both explained by when ptxas creates the section: below sm_90 under -g the bank's .rel is
-    created with its function (without SHF_INFO_LINK) and ranks with the .text relocations; from
-    sm_90 under -g it is created after .rela.debug_frame and comes after it."""
-    relocs = [s for s in sections if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury]
-    frame_pos = max(
-        (i for i, s in enumerate(relocs) if isinstance(s.info, Section) and s.info.name == ".debug_frame"),
-        default=len(relocs),
-    )
-    keys = {}
-    for i, s in enumerate(relocs):
-        if not s.flags & SHF_INFO_LINK:
-            keys[id(s)] = (1, 0)
-        elif i > frame_pos:
-            keys[id(s)] = (2, 0)
-        else:
-            keys[id(s)] = (1, _reloc_rank(s))
-    return keys
+def section_is_reloc(section: Section) -> bool:
+    """REL/RELA, and the .nv.resolvedrela.* sections of -sanitize=memcheck below sm_90."""
+    return section.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA) and not section.mercury
 
 
 def header_order(obj: ElfObject) -> list[Section]:
@@ -122,8 +116,8 @@ def header_order(obj: ElfObject) -> list[Section]:
     if obj.quirks.header_order is not None:
         return list(obj.quirks.header_order)
     late = late_banks(obj)
-    rkeys = _reloc_keys(obj.sections)
-    return sorted(obj.sections, key=lambda s: (section_class(s, late), rkeys.get(id(s), (0, 0))))
+    rpos = _reloc_positions(obj)
+    return sorted(obj.sections, key=lambda s: (section_class(s, late), rpos.get(id(s), 0)))
 
 
 def symbol_order(obj: ElfObject) -> list[Symbol]:
