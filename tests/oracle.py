@@ -33,6 +33,9 @@ MODES: dict[str, list[str]] = {
     "ewp": ["-ewp"],
     "memcheck": ["-sanitize=memcheck"],
     "toolspatch": ["-astoolspatch"],
+    "maxrreg32": ["-maxrregcount=32"],
+    "lineinfo_c": ["-lineinfo", "-c"],
+    "g_c": ["-g", "-c"],
 }
 
 

@@ -348,11 +348,17 @@ def _program_headers(
         groups.setdefault(section_class(s, late), []).append(s)
 
     def load(sections: list[Section], flags: int) -> Phdr:
+        rounds = flags & PF_W  # see below: only the data segment rounds .nv.global.init up
         start = offsets[id(sections[0])]
         filesz = max(offsets[id(s)] + (0 if s.nobits else size_of(s)) for s in sections) - start
+        # memory image: sections stacked at their alignment. In the data segment .nv.global.init
+        # fills up to its alignment (0x158 bytes of alignment 16 take 0x160, seen under -g);
+        # NOBITS sections, and the code segment's .text, take their size (measured on every
+        # segment of the probe corpus)
         pos = start
         for s in sections:
-            pos = align_up(pos, s.addralign) + size_of(s)
+            size = align_up(size_of(s), s.addralign) if rounds and not s.nobits else size_of(s)
+            pos = align_up(pos, s.addralign) + size
         return Phdr(PT_LOAD, flags, start, 0, 0, filesz, pos - start, 8)
 
     if facts(obj.sm).phdr_style == "hopper":
