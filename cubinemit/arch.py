@@ -44,12 +44,14 @@ class ArchFacts:
     #: zero bytes after .strtab's sh_size on sm_100+, where banks renamed late get their new
     #: name appended (see layout.strtab_slack)
     strtab_slack: bool
+    #: .text.<f> sh_info carries the register count in bits 24-31 (below sm_90)
+    text_info_regcount: bool
 
 
 _FAMILY_FACTS = {
-    Family.LEGACY: ArchFacts(Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False),
-    Family.HOPPER: ArchFacts(Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False),
-    Family.BLACKWELL: ArchFacts(Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True),
+    Family.LEGACY: ArchFacts(Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False, True),
+    Family.HOPPER: ArchFacts(Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False, False),
+    Family.BLACKWELL: ArchFacts(Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True, False),
 }
 
 #: Every SM number ptxas 13.0.88 accepts as a real target (sm_XY, sm_XYa, sm_XYf).

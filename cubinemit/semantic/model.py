@@ -43,6 +43,8 @@ class Function:
     linkage: str = attrs.field(default="visible", validator=_check_linkage)
     #: the SASS bytes of its .text (whole program: with the inlined callees' copies)
     sass: bytes = b""
+    #: registers per thread (EIATTR_REGCOUNT; below sm_90 also in .text's sh_info)
+    registers: int = 0
     relocations: list[Relocation] = attrs.field(factory=list)
     #: whole program: where each callee copy sits in this .text (name, offset, size)
     inlined: list[tuple[str, int, int]] = attrs.field(factory=list)

@@ -1,0 +1,115 @@
+"""Decompose a ptxas cubin into leaf data (a :class:`Module`).
+
+Only what a compiler knows is kept: functions with their SASS and relocations by symbol name,
+where whole-program builds placed callee copies, data objects, debug payloads, the options and
+target. Everything the builder derives is dropped.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..elf.constants import (
+    NT_CUDA_CUINFO,
+    NT_CUDA_TKINFO,
+    SHT_NOTE,
+    STB_GLOBAL,
+    STB_LOCAL,
+    STB_WEAK,
+    STT_FUNC,
+    STO_CUDA_ENTRY,
+)
+from ..elf.model import ElfObject, Section
+from ..elf.structs import unpack_notes
+from ..errors import ModelError
+from ..elf.order import symbol_order
+from ..nvinfo import EIAttr, decode_nvinfo
+from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
+from .model import DebugSection, Function, Module, Relocation
+
+
+def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
+    section = obj.find_section(name)
+    if section is None or section.sh_type != SHT_NOTE:
+        return None
+    for _, t, desc in unpack_notes(section.data):
+        if t == n_type:
+            return desc
+    return None
+
+
+def _relocations(section: Section | None) -> list[Relocation]:
+    if section is None:
+        return []
+    return [Relocation(r.offset, r.type, r.symbol.name if r.symbol is not None else None, r.addend) for r in section.relocs or ()]
+
+
+def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
+    """EIATTR_REGCOUNT of every function, from the global .nv.info."""
+    if info is None:
+        return {}
+    names = [""] + [s.name for s in symbol_order(obj)]
+    records = decode_nvinfo(info.data, section=info.name, symbol_name=lambda i: names[i])
+    return {r.symbol: r.value for r in records if r.attr is EIAttr.REGCOUNT}  # type: ignore[union-attr]
+
+
+#: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
+#: payloads beyond .debug_frame, compiler constants)
+_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug", ".debug_line", ".debug_info", ".nv.resolvedrela")
+
+
+def decompose(obj: ElfObject) -> Module:
+    """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
+    model yet; ModelError says the file is not a ptxas cubin."""
+    for s in obj.sections:
+        if s.name.startswith(_NOT_YET) or (s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"):
+            raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
+        if s.name.startswith(".nv.constant0.") and any(r.info is s for r in obj.relocation_sections()):
+            raise NotImplementedError(f"texture-index bank {s.name} is not implemented yet")
+    tk = _note_desc(obj, ".note.nv.tkinfo", NT_CUDA_TKINFO)
+    cu = _note_desc(obj, ".note.nv.cuinfo", NT_CUDA_CUINFO)
+    if tk is None or cu is None:
+        raise ModelError("not a ptxas cubin: .note.nv.tkinfo or .note.nv.cuinfo is missing")
+    options = decode_tkinfo(tk).options
+    if not isinstance(options, PtxasOptions):
+        raise ModelError(f"options string {options!r} is not one the model knows")
+    target = options.arch or "sm_75"
+    module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
+
+    by_name = {s.name: s for s in obj.sections if not s.mercury}
+    frame = by_name.get(".debug_frame")
+    if frame is not None:
+        relocs = by_name.get(".rela.debug_frame") or by_name.get(".rel.debug_frame")
+        module.debug.append(DebugSection(".debug_frame", frame.data, _relocations(relocs)))
+    registers = _register_counts(obj, by_name.get(".nv.info"))
+    for sym in obj.symbols:
+        if sym.type != STT_FUNC or sym.section is None or sym.name.startswith("$"):
+            continue
+        text = sym.section
+        if text.name != f".text.{sym.name}":
+            continue
+        linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
+        fn = Function(
+            name=sym.name,
+            is_kernel=bool(sym.other & STO_CUDA_ENTRY),
+            linkage=linkage,
+            sass=text.data,
+            registers=registers.get(sym.name, 0),
+            relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
+        )
+        prefix = f"${sym.name}$"
+        fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
+        module.functions.append(fn)
+    if not module.options.get("compile_only") and not module.options.get("debug"):
+        # whole program: ptxas lays kernels out in reverse declaration order
+        module.functions.reverse()
+        # device functions exist only as copies inside kernels; the copy's binding is theirs
+        known = {f.name for f in module.functions}
+        for sym in obj.symbols:
+            if sym.type == STT_FUNC and sym.name.startswith("$") and sym.name.count("$") >= 2:
+                callee = sym.name.split("$", 2)[2]
+                if callee not in known:
+                    known.add(callee)
+                    linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
+                    module.functions.insert(0, Function(name=callee, linkage=linkage))
+    return module

@@ -1,0 +1,205 @@
+"""The emitter: replay ptxas's section creator for a :class:`Module`.
+
+Sections and symbols are created in the order ptxas creates them, so the string tables (with
+their leftovers) and every order and index follow from the model alone. Payloads that other
+rules derive (.nv.info records, notes, banks, Mercury clones) are filled by the builder; this
+module owns the structure.
+
+Covered so far: whole-program builds (default, -O0, -lineinfo without debug payloads) of
+modules made of kernels and device functions, on every family. Other shapes raise
+NotImplementedError naming what is missing.
+"""
+
+from __future__ import annotations
+
+from ..arch import facts, family_of, Family
+from ..elf.constants import (
+    ET_EXEC,
+    SHF_ALLOC,
+    SHF_CUDA_CUINFO,
+    SHF_CUDA_TKINFO,
+    SHF_EXECINSTR,
+    SHF_INFO_LINK,
+    SHF_WRITE,
+    SHT_CUDA_CALLGRAPH,
+    SHT_CUDA_COMPAT,
+    SHT_CUDA_INFO,
+    SHT_CUDA_PROTOTYPE,
+    SHT_CUDA_RELOCINFO,
+    SHT_NOBITS,
+    SHT_NOTE,
+    SHT_PROGBITS,
+    SHT_REL,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    SHT_SYMTAB_SHNDX,
+    STO_CUDA_ENTRY,
+)
+from ..elf.model import ElfObject, Role, Section, Symbol
+from ..elf.model import Relocation as ElfRelocation
+from ..errors import ModelError
+from .model import Module
+
+_SECTION_SYM = 0x03
+_LOCAL_FUNC = 0x02
+_WEAK_FUNC = 0x22
+_GLOBAL_FUNC = 0x12
+_WEAK_UND_OBJECT = 0x21
+_WEAK_NOTYPE = 0x20
+
+
+class _Emitter:
+    def __init__(self, module: Module):
+        self.m = module
+        self.sm = module.sm
+        self.family = family_of(self.sm)
+        self.obj = ElfObject(sm=self.sm, e_type=ET_EXEC)
+        self.symtab: Section | None = None
+        self.pending_relocs: list[tuple[Section, list]] = []  # type: ignore[type-arg]
+
+    # -- helpers -------------------------------------------------------------------------------
+    def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
+        """Create a section; one that gets a section symbol enters .strtab with the symbol."""
+        s = self.obj.create_section(name, sh_type, in_strtab=not symbol, **kw)  # type: ignore[arg-type]
+        if symbol:
+            self.section_symbol(s)
+        return s
+
+    def section_symbol(self, s: Section) -> Symbol:
+        if s.strtab_slot is None:
+            s.strtab_slot = self.obj.strtab.add(s.name, share=False)
+        return self.obj.add_symbol(Symbol(s.strtab_slot, _SECTION_SYM, 0, s))
+
+    def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
+        self.obj.delete_section(self.section(name, sh_type))
+
+    def reloc_names(self, target: str, keep: str | None) -> Section | None:
+        """ptxas asks for .rel.<X> then .rela.<X>; the one in ``keep`` survives."""
+        kept = None
+        for prefix, sh_type, size in ((".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)):
+            s = self.section(f"{prefix}{target}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+            if prefix == keep:
+                kept = s
+                s.link = self.symtab  # type: ignore[assignment]
+                s.relocs = []
+            else:
+                self.obj.delete_section(s)
+        return kept
+
+    def reserved_smem(self) -> None:
+        """sm_90+ EXEC: the reserved shared-memory symbols and section."""
+        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4)
+        reserved = self.section(".nv.shared.reserved.0", SHT_NOBITS, flags=SHF_ALLOC | SHF_WRITE, addralign=1)
+        self.obj.add_symbol(Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved))
+
+    def resolve_relocations(self) -> None:
+        """Relocations by symbol name become references, once every symbol exists."""
+        by_name: dict[str, Symbol] = {}
+        for sym in self.obj.symbols:
+            by_name.setdefault(sym.name, sym)
+        for section, relocs in self.pending_relocs:
+            out = []
+            for r in relocs:
+                sym = by_name.get(r.symbol) if r.symbol else None
+                if r.symbol and sym is None:
+                    raise ModelError(f"{section.name}: relocation at {r.offset:#x} names {r.symbol!r}, which no symbol defines")
+                out.append(ElfRelocation(r.offset, sym, r.type, r.addend))
+            section.relocs = out
+
+    # -- the sequence --------------------------------------------------------------------------
+    def run(self) -> ElfObject:
+        m, obj = self.m, self.obj
+        if m.options.get("compile_only") or m.options.get("debug"):
+            raise NotImplementedError("the emitter covers whole-program builds only (no -c, no -g) so far")
+        if m.data or any(d.name != ".debug_frame" for d in m.debug):
+            raise NotImplementedError("the emitter does not place data objects or debug payloads other than .debug_frame yet")
+        self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
+        strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
+        self.symtab = self.section(".symtab", SHT_SYMTAB, addralign=8, entsize=24, role=Role.SYMTAB)
+        self.symtab.link = strtab
+        shndx = self.section(".symtab_shndx", SHT_SYMTAB_SHNDX, addralign=4, entsize=4, role=Role.SYMTAB_SHNDX)
+        shndx.link = self.symtab
+        tk = self.section(".note.nv.tkinfo", SHT_NOTE, symbol=True, flags=SHF_CUDA_TKINFO, addralign=4)
+        cu = self.section(".note.nv.cuinfo", SHT_NOTE, symbol=True, flags=SHF_CUDA_CUINFO, addralign=4)
+        cu.link = tk
+        info = self.section(".nv.info", SHT_CUDA_INFO, addralign=4)
+        info.link = self.symtab
+        if self.family is not Family.LEGACY:
+            compat = self.section(".nv.compat", SHT_CUDA_COMPAT, addralign=4)
+            cu.info, cu.flags = compat, cu.flags | SHF_INFO_LINK
+
+        kernels = [f for f in m.functions if f.is_kernel]
+        if len(kernels) != len(m.functions) - sum(1 for f in m.functions if not f.is_kernel and f.name in {n for k in kernels for n, _, _ in k.inlined}):
+            raise NotImplementedError("device functions that are not inlined into a kernel")
+        order = list(reversed(kernels))  # whole program: kernels in reverse PTX order
+        texts: dict[str, tuple[Section, Symbol | None]] = {}
+        late = []
+        for i, fn in enumerate(order):
+            text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
+            text.link = self.symtab
+            nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
+            nvi.link, nvi.info = self.symtab, text
+            self.ghost(f".nv.shared.{fn.name}", SHT_NOBITS)
+            if i == 0 and self.family is not Family.LEGACY:
+                self.reserved_smem()
+            for callee, offset, size in fn.inlined:
+                # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
+                # now), visible -> GLOBAL (named with the globals, after its kernel)
+                linkage = m.function(callee).linkage
+                if linkage != "visible":
+                    obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
+            if self.family is Family.LEGACY:
+                bank = self.obj.create_section(f".nv.constant0.{fn.name}", SHT_PROGBITS, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+                bank.info = text
+                self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
+                self.section_symbol(bank)
+            elif fn.relocations or fn.inlined:
+                self.reloc_names(f".text.{fn.name}", ".rela").info = text  # type: ignore[union-attr]
+            texts[fn.name] = (text, None)
+            late.append((fn, text))
+
+        if not order and self.family is not Family.LEGACY:
+            self.reserved_smem()  # made after the first function, or here when there is none
+        dwarf = next((d for d in m.debug if d.name == ".debug_frame"), None)
+        payload = dwarf.data if dwarf else b""
+        # a debug section gets a section symbol only when it has bytes
+        frame = self.section(".debug_frame", SHT_PROGBITS, symbol=bool(payload), data=payload)
+        if dwarf and dwarf.relocations:
+            kept = self.reloc_names(".debug_frame", ".rel" if self.family is Family.LEGACY else ".rela")
+            kept.info = frame  # type: ignore[union-attr]
+            self.pending_relocs.append((kept, dwarf.relocations))
+        graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
+        graph.link = self.symtab
+        self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
+        if self.family is Family.LEGACY:
+            self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
+
+        # GLOBAL symbols get their names now, in symtab order
+        externs_done: set[str] = set()
+        for fn, text in late:
+            sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY, text, 0, 0, len(fn.sass))
+            obj.add_symbol(sym)
+            text.info = sym
+            for callee, offset, size in fn.inlined:
+                if m.function(callee).linkage == "visible":
+                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
+            if facts(self.sm).text_info_regcount:
+                text.info_high = fn.registers << 24
+            for r in fn.relocations:
+                if r.symbol and r.symbol not in externs_done and not any(f.name == r.symbol for f in m.functions):
+                    externs_done.add(r.symbol)
+                    obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
+        if facts(self.sm).late_bank0:
+            for fn, text in late:
+                bank = self.section(f".nv.constant0.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+                bank.info = text
+        if facts(self.sm).mercury:
+            raise NotImplementedError("the Mercury tail (sm_100+) is not emitted yet")
+        self.resolve_relocations()
+        return obj
+
+
+def emit(module: Module) -> ElfObject:
+    """The ELFW object ptxas builds for ``module`` (structure; payloads filled by the builder)."""
+    return _Emitter(module).run()
