@@ -23,7 +23,7 @@ from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import symbol_order
-from ..nvinfo import EIAttr, decode_nvinfo
+from ..nvinfo import EIAttr, EICompatAttr, decode_compat, decode_nvinfo
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DebugSection, Function, Module, Relocation
 
@@ -77,6 +77,13 @@ def decompose(obj: ElfObject) -> Module:
     module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
+    compat = by_name.get(".nv.compat")
+    if compat is not None:
+        # ISA class 2: the code uses texture/surface, bulk-copy or tcgen05 instructions (a fact
+        # about the instructions the compiler emitted)
+        for rec in decode_compat(compat.data):
+            if getattr(rec, "attr", None) is EICompatAttr.ISA_CLASS and rec.value != 1:  # type: ignore[union-attr]
+                module.facts["isa_class"] = rec.value  # type: ignore[union-attr]
     frame = by_name.get(".debug_frame")
     if frame is not None:
         relocs = by_name.get(".rela.debug_frame") or by_name.get(".rel.debug_frame")
