@@ -44,6 +44,17 @@ def _relocations(section: Section | None) -> list[Relocation]:
     return [Relocation(r.offset, r.type, r.symbol.name if r.symbol is not None else None, r.addend) for r in section.relocs or ()]
 
 
+def _param_bytes(obj: ElfObject, info: Section | None) -> int:
+    """Parameter bytes of a function (EIATTR_CBANK_PARAM_SIZE; 0 without parameters)."""
+    if info is None:
+        return 0
+    names = [""] + [s.name for s in symbol_order(obj)]
+    for r in decode_nvinfo(info.data, section=info.name, symbol_name=lambda i: names[i]):
+        if r.attr is EIAttr.CBANK_PARAM_SIZE:  # type: ignore[union-attr]
+            return int(r.value)  # type: ignore[union-attr]
+    return 0
+
+
 def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
     """EIATTR_REGCOUNT of every function, from the global .nv.info."""
     if info is None:
@@ -86,8 +97,8 @@ def decompose(obj: ElfObject) -> Module:
                 module.facts["isa_class"] = rec.value  # type: ignore[union-attr]
     frame = by_name.get(".debug_frame")
     if frame is not None:
-        relocs = by_name.get(".rela.debug_frame") or by_name.get(".rel.debug_frame")
-        module.debug.append(DebugSection(".debug_frame", frame.data, _relocations(relocs)))
+        relocs = _relocations(by_name.get(".rel.debug_frame")) + _relocations(by_name.get(".rela.debug_frame"))
+        module.debug.append(DebugSection(".debug_frame", frame.data, relocs))
     registers = _register_counts(obj, by_name.get(".nv.info"))
     for sym in obj.symbols:
         if sym.type != STT_FUNC or sym.section is None or sym.name.startswith("$"):
@@ -104,6 +115,7 @@ def decompose(obj: ElfObject) -> Module:
             registers=registers.get(sym.name, 0),
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
+        fn.facts["param_bytes"] = _param_bytes(obj, by_name.get(f".nv.info.{sym.name}"))
         prefix = f"${sym.name}$"
         fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
         module.functions.append(fn)

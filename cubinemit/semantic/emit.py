@@ -15,6 +15,9 @@ from __future__ import annotations
 from ..arch import facts, family_of, Family
 from ..elf.constants import (
     ET_EXEC,
+    ET_REL,
+    SHT_CUDA_CONSTANT,
+    SHT_CUDA_SHARED,
     SHF_ALLOC,
     SHF_CUDA_CUINFO,
     SHF_CUDA_TKINFO,
@@ -39,11 +42,12 @@ from ..elf.constants import (
 from ..elf.model import ElfObject, Role, Section, Symbol
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .model import Module
+from .model import Function, Module
 
 _SECTION_SYM = 0x03
 _LOCAL_FUNC = 0x02
 _WEAK_FUNC = 0x22
+_LOCAL_CUDA_OBJECT = 0x0D
 _GLOBAL_FUNC = 0x12
 _WEAK_UND_OBJECT = 0x21
 _WEAK_NOTYPE = 0x20
@@ -108,12 +112,63 @@ class _Emitter:
             section.relocs = out
 
     # -- the sequence --------------------------------------------------------------------------
+    def text_relocations(self, fn: Function, text: Section) -> None:
+        """Relocation sections of .text.<f>. Relocatable output keeps the relocations: ptxas asks
+        for .rela then .rel, keeping each that has entries (below sm_90 both can). Whole-program
+        output resolves them and keeps an empty .rela from sm_90 on (.rel is asked first)."""
+        if not fn.relocations and not fn.inlined:
+            return
+        target = f".text.{fn.name}"
+        if not self.rel:
+            if self.family is not Family.LEGACY:
+                self.reloc_names(target, ".rela").info = text  # type: ignore[union-attr]
+            return
+        has_rela = any(r.addend is not None for r in fn.relocations)
+        has_rel = any(r.addend is None for r in fn.relocations)
+        for prefix, sh_type, size, keep in ((".rela", SHT_RELA, 24, has_rela), (".rel", SHT_REL, 16, has_rel)):
+            sec = self.section(f"{prefix}{target}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+            if keep:
+                sec.link, sec.info = self.symtab, text  # type: ignore[assignment]
+                self.pending_relocs.append((sec, [r for r in fn.relocations if (r.addend is None) == (prefix == ".rel")]))
+            else:
+                self.obj.delete_section(sec)
+
+    def first_function_symbols(self) -> None:
+        """After the first function's section (or at the end when there is none): the reserved
+        shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
+        in relocatable output (sm_90+)."""
+        if self.family is Family.LEGACY:
+            return
+        if not self.rel:
+            self.reserved_smem()
+            return
+        for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
+            self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
+        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4)
+
+    def function_order(self) -> list[Function]:
+        m = self.m
+        if self.rel:
+            # relocatable: every function has its .text; the decomposed order is kept until the
+            # function-order rules (post-order DFS over the call graph) are merged
+            return [f for f in m.functions if f.linkage != "extern"]
+        kernels = [f for f in m.functions if f.is_kernel]
+        inlined = {n for k in kernels for n, _, _ in k.inlined}
+        if any(not f.is_kernel and f.name not in inlined for f in m.functions):
+            raise NotImplementedError("device functions that are not inlined into a kernel")
+        return list(reversed(kernels))  # whole program: kernels in reverse PTX order
+
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
-        if m.options.get("compile_only") or m.options.get("debug"):
-            raise NotImplementedError("the emitter covers whole-program builds only (no -c, no -g) so far")
+        self.rel = bool(m.options.get("compile_only"))
+        if m.options.get("debug"):
+            raise NotImplementedError("the emitter does not cover -g builds yet")
         if m.data or any(d.name != ".debug_frame" for d in m.debug):
             raise NotImplementedError("the emitter does not place data objects or debug payloads other than .debug_frame yet")
+        if self.rel and any(f.linkage in ("visible", "weak") and not f.is_kernel for f in m.functions):
+            raise NotImplementedError("relocatable modules with .nv.prototype entries are not emitted yet")
+        if self.rel:
+            obj.e_type = ET_REL
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
         strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
         self.symtab = self.section(".symtab", SHT_SYMTAB, addralign=8, entsize=24, role=Role.SYMTAB)
@@ -129,57 +184,86 @@ class _Emitter:
             compat = self.section(".nv.compat", SHT_CUDA_COMPAT, addralign=4)
             cu.info, cu.flags = compat, cu.flags | SHF_INFO_LINK
 
-        kernels = [f for f in m.functions if f.is_kernel]
-        if len(kernels) != len(m.functions) - sum(1 for f in m.functions if not f.is_kernel and f.name in {n for k in kernels for n, _, _ in k.inlined}):
-            raise NotImplementedError("device functions that are not inlined into a kernel")
-        order = list(reversed(kernels))  # whole program: kernels in reverse PTX order
-        texts: dict[str, tuple[Section, Symbol | None]] = {}
+        order = self.function_order()
+        bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
         for i, fn in enumerate(order):
+            if fn.linkage == "static":
+                obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
+            elif fn.linkage == "weak" and not fn.is_kernel:
+                obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
-            nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
-            nvi.link, nvi.info = self.symtab, text
-            self.ghost(f".nv.shared.{fn.name}", SHT_NOBITS)
-            if i == 0 and self.family is not Family.LEGACY:
-                self.reserved_smem()
+            if fn.is_kernel:
+                nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
+                nvi.link, nvi.info = self.symtab, text
+                self.ghost(f".nv.shared.{fn.name}", SHT_CUDA_SHARED if self.rel else SHT_NOBITS)
+                if i == 0:
+                    self.first_function_symbols()
+            else:
+                if i == 0:
+                    self.first_function_symbols()
+                nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
+                nvi.link, nvi.info = self.symtab, text
             for callee, offset, size in fn.inlined:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = m.function(callee).linkage
                 if linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
-            if self.family is Family.LEGACY:
-                bank = self.obj.create_section(f".nv.constant0.{fn.name}", SHT_PROGBITS, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+            self.text_relocations(fn, text)
+            if self.family is Family.LEGACY and fn.is_kernel:
+                bank = self.obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
-                self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
+                if not self.rel:
+                    self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
                 self.section_symbol(bank)
-            elif fn.relocations or fn.inlined:
-                self.reloc_names(f".text.{fn.name}", ".rela").info = text  # type: ignore[union-attr]
-            texts[fn.name] = (text, None)
+                if self.rel:
+                    # relocatable, below sm_90: the parameter block's symbol (strings shared), or
+                    # _SREG at 0 for a kernel without parameters
+                    base, size = facts(self.sm).param_base, int(fn.facts.get("param_bytes", 0))  # type: ignore[call-overload]
+                    if size:
+                        obj.new_symbol("_param", info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=base, size=size)
+                    else:  # the special-register block below the parameters
+                        obj.new_symbol("_SREG", info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, size=base)
             late.append((fn, text))
 
-        if not order and self.family is not Family.LEGACY:
-            self.reserved_smem()  # made after the first function, or here when there is none
+        if not order:
+            self.first_function_symbols()  # made after the first function, or here when there is none
         dwarf = next((d for d in m.debug if d.name == ".debug_frame"), None)
         payload = dwarf.data if dwarf else b""
         # a debug section gets a section symbol only when it has bytes
         frame = self.section(".debug_frame", SHT_PROGBITS, symbol=bool(payload), data=payload)
         if dwarf and dwarf.relocations:
-            kept = self.reloc_names(".debug_frame", ".rel" if self.family is Family.LEGACY else ".rela")
-            kept.info = frame  # type: ignore[union-attr]
-            self.pending_relocs.append((kept, dwarf.relocations))
+            if self.rel:
+                kept = None
+                for prefix, sh_type, size in ((".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)):
+                    relocs = [r for r in dwarf.relocations if (r.addend is None) == (prefix == ".rel")]
+                    sec = self.section(f"{prefix}.debug_frame", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+                    if relocs:
+                        sec.link, sec.info = self.symtab, frame
+                        self.pending_relocs.append((sec, relocs))
+                    else:
+                        obj.delete_section(sec)
+            else:
+                kept = self.reloc_names(".debug_frame", ".rel" if self.family is Family.LEGACY else ".rela")
+                kept.info = frame  # type: ignore[union-attr]
+                self.pending_relocs.append((kept, dwarf.relocations))
         graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
         graph.link = self.symtab
         self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
-        if self.family is Family.LEGACY:
+        if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
         # GLOBAL symbols get their names now, in symtab order
         externs_done: set[str] = set()
         for fn, text in late:
-            sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY, text, 0, 0, len(fn.sass))
-            obj.add_symbol(sym)
+            if fn.linkage == "visible":
+                sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
+                obj.add_symbol(sym)
+            else:
+                sym = next(y for y in obj.symbols if y.name == fn.name and y.type == 2)
+                sym.section = text
             text.info = sym
             for callee, offset, size in fn.inlined:
                 if m.function(callee).linkage == "visible":
@@ -188,12 +272,15 @@ class _Emitter:
                 text.info_high = fn.registers << 24
             for r in fn.relocations:
                 if r.symbol and r.symbol not in externs_done and not any(f.name == r.symbol for f in m.functions):
+                    if any(y.name == r.symbol for y in obj.symbols):
+                        continue
                     externs_done.add(r.symbol)
                     obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
         if facts(self.sm).late_bank0:
             for fn, text in late:
-                bank = self.section(f".nv.constant0.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
-                bank.info = text
+                if fn.is_kernel:
+                    bank = self.section(f".nv.constant0.{fn.name}", bank_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+                    bank.info = text
         if facts(self.sm).mercury:
             raise NotImplementedError("the Mercury tail (sm_100+) is not emitted yet")
         self.resolve_relocations()
