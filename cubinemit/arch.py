@@ -46,6 +46,10 @@ class ArchFacts:
     strtab_slack: bool
     #: .text.<f> sh_info carries the register count in bits 24-31 (below sm_90)
     text_info_regcount: bool
+    #: bytes of .nv.shared.reserved.0 in executables, and the value of the reserved-SMEM
+    #: symbols (.nv.reservedSmem.offset0, its alias) in .symtab
+    reserved_smem_size: int = 0
+    reserved_smem_offset: int = 0
 
 
 _FAMILY_FACTS = {
@@ -66,6 +70,16 @@ ALL_TARGETS = (
 )  # fmt: skip
 
 
+#: Facts of single SMs that differ from their family's.
+_SM_OVERRIDES: dict[int, dict[str, int]] = {
+    100: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
+    103: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
+    110: {"reserved_smem_size": 0xC0, "reserved_smem_offset": 0x40},
+    120: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
+    121: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
+}
+
+
 def family_of(sm: int) -> Family:
     if sm < 90:
         return Family.LEGACY
@@ -76,7 +90,7 @@ def family_of(sm: int) -> Family:
 
 def facts(sm: int) -> ArchFacts:
     """The container facts for SM number ``sm`` (75, 90, 100, ...)."""
-    return _FAMILY_FACTS[family_of(sm)]
+    return attrs.evolve(_FAMILY_FACTS[family_of(sm)], **_SM_OVERRIDES.get(sm, {}))
 
 
 _TARGET_RE = re.compile(r"^sm_(\d+)([af]?)$")

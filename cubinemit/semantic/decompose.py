@@ -73,6 +73,8 @@ def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
     for s in obj.sections:
+        if obj.sm == 110:
+            raise NotImplementedError("sm_110's reserved shared memory is not modelled yet")
         if s.name.startswith(_NOT_YET) or (s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"):
             raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
         if s.name.startswith(".nv.constant0.") and any(r.info is s for r in obj.relocation_sections()):
@@ -116,6 +118,12 @@ def decompose(obj: ElfObject) -> Module:
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
         fn.facts["param_bytes"] = _param_bytes(obj, by_name.get(f".nv.info.{sym.name}"))
+        capsule = next((s for s in obj.sections if s.name == f".nv.capmerc.text.{sym.name}"), None)
+        if capsule is not None:
+            fn.capsule = capsule.data
+            fn.capsule_symbols = [
+                (m.name, m.value, m.size) for m in obj.merc_symbols if m.type == STT_FUNC and m.section is capsule
+            ]
         prefix = f"${sym.name}$"
         fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
         module.functions.append(fn)

@@ -24,7 +24,13 @@ from ..elf.constants import (
     SHF_EXECINSTR,
     SHF_INFO_LINK,
     SHF_WRITE,
+    SHF_CUDA_MERCURY,
     SHT_CUDA_CALLGRAPH,
+    SHT_CUDA_CAPMERC_TEXT,
+    SHT_CUDA_MERC_INFO,
+    SHT_CUDA_MERC_RELA,
+    SHT_CUDA_MERC_SYMTAB,
+    SHT_CUDA_SHARED_RESERVED,
     SHT_CUDA_COMPAT,
     SHT_CUDA_INFO,
     SHT_CUDA_PROTOTYPE,
@@ -40,6 +46,7 @@ from ..elf.constants import (
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Role, Section, Symbol
+from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .model import Function, Module
@@ -93,9 +100,11 @@ class _Emitter:
 
     def reserved_smem(self) -> None:
         """sm_90+ EXEC: the reserved shared-memory symbols and section."""
-        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4)
-        reserved = self.section(".nv.shared.reserved.0", SHT_NOBITS, flags=SHF_ALLOC | SHF_WRITE, addralign=1)
-        self.obj.add_symbol(Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved))
+        f = facts(self.sm)
+        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=f.reserved_smem_offset)
+        reserved = self.section(".nv.shared.reserved.0", SHT_NOBITS, flags=SHF_ALLOC | SHF_WRITE, addralign=1, nobits_size=f.reserved_smem_size)
+        alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
+        self.obj.add_symbol(alias)
 
     def resolve_relocations(self) -> None:
         """Relocations by symbol name become references, once every symbol exists."""
@@ -144,7 +153,7 @@ class _Emitter:
             return
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
-        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4)
+        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
 
     def function_order(self) -> list[Function]:
         m = self.m
@@ -282,9 +291,66 @@ class _Emitter:
                     bank = self.section(f".nv.constant0.{fn.name}", bank_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                     bank.info = text
         if facts(self.sm).mercury:
-            raise NotImplementedError("the Mercury tail (sm_100+) is not emitted yet")
+            self.mercury_tail(late)
         self.resolve_relocations()
         return obj
+
+    def mercury_tail(self, functions: list[tuple[Function, Section]]) -> None:
+        """sm_100+: capsules, then a Mercury clone of every debug section, .nv.info section,
+        relocation section and allocated section that has one, then .nv.merc.symtab. Clone
+        names are never added to .strtab. Clone payloads come from the Mercury rules."""
+        obj = self.obj
+        merc_symtab_ref: list[Section] = []
+        clones: dict[int, Section] = {}
+
+        def clone(orig: Section, name: str, sh_type: int, **kw: object) -> Section:
+            c = obj.create_section(name, sh_type, in_strtab=False, **kw)  # type: ignore[arg-type]
+            c.flags |= SHF_CUDA_MERCURY
+            c.clone_of = orig
+            clones[id(orig)] = c
+            return c
+
+        existing = list(obj.sections)
+        for fn, text in functions:
+            cap = clone(text, f".nv.capmerc.text.{fn.name}", SHT_CUDA_CAPMERC_TEXT, addralign=16, data=fn.capsule)
+            cap.info = text.info
+            merc_symtab_ref.append(cap)
+        for s in existing:
+            if s.sh_type == SHT_PROGBITS and not s.flags & SHF_ALLOC and s.name.startswith((".debug_", ".nv_debug_")):
+                clone(s, f".nv.merc{s.name}", SHT_PROGBITS)
+        for s in existing:
+            if s.sh_type == SHT_CUDA_INFO:
+                c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_INFO, flags=s.flags & SHF_INFO_LINK, addralign=4)
+                c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
+                merc_symtab_ref.append(c)
+        for s in header_order(obj):
+            if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
+                c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
+                c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
+                c.relocs = []
+                merc_symtab_ref.append(c)
+        for s in existing:
+            if s.name == ".nv.shared.reserved.0":
+                clone(s, ".nv.merc.nv.shared.reserved.0", SHT_CUDA_SHARED_RESERVED, flags=s.flags, addralign=s.addralign)
+        msym = obj.create_section(".nv.merc.symtab", SHT_CUDA_MERC_SYMTAB, in_strtab=False, addralign=8, entsize=24, role=Role.MERC_SYMTAB)
+        msym.flags |= SHF_CUDA_MERCURY
+        msym.link = obj.role(Role.STRTAB)  # type: ignore[assignment]
+        for c in merc_symtab_ref:
+            c.link = msym
+
+        # .nv.merc.symtab: .symtab without the late banks' symbols, naming clones, with the
+        # capsule's placement of code and zero for the reserved-SMEM values
+        placement = {name: (v, sz) for fn, _ in functions for name, v, sz in fn.capsule_symbols}
+        late = {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and facts(self.sm).late_bank0}
+        for y in symbol_order(obj):
+            if y.type == 3 and y.section is not None and id(y.section) in late:
+                continue
+            m = Symbol(y.name_slot, y.info, y.other, clones.get(id(y.section), y.section) if y.section else None, y.shndx, y.value, y.size)
+            if y.name in placement:
+                m.value, m.size = placement[y.name]
+            elif y.name in (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alias"):
+                m.value = 0
+            obj.merc_symbols.append(m)
 
 
 def emit(module: Module) -> ElfObject:

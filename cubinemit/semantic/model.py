@@ -53,6 +53,9 @@ class Function:
     constant_relocations: list[Relocation] = attrs.field(factory=list)
     #: sm_100+: the Mercury capsule of this function (.nv.capmerc.text.<f>)
     capsule: bytes = b""
+    #: sm_100+: where the function and its inlined copies sit in the capsule's code
+    #: (name, value, size), as .nv.merc.symtab records them
+    capsule_symbols: list[tuple[str, int, int]] = attrs.field(factory=list)
     #: the per-function facts of .nv.info.<f> a compiler knows (cubinemit.nvinfo facts)
     facts: dict[str, object] = attrs.field(factory=dict)
 
