@@ -14,17 +14,21 @@ from cubinemit.semantic.spec import from_spec, to_spec
 
 names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_$.0123456789", min_size=1, max_size=12)
 relocs = st.builds(Relocation, st.integers(0, 2**32), st.integers(0, 120), st.none() | names, st.none() | st.integers(-(2**40), 2**40))
+placements = st.lists(st.tuples(names, st.integers(0, 4096), st.integers(0, 4096)), max_size=2)
 functions = st.builds(
     Function,
-    names,
-    st.booleans(),
-    st.sampled_from(["visible", "weak", "static", "extern"]),
-    st.binary(max_size=64),
-    st.lists(relocs, max_size=3),
-    st.lists(st.tuples(names, st.integers(0, 4096), st.integers(0, 4096)), max_size=2),
-    st.binary(max_size=16),
-    st.lists(relocs, max_size=2),
-    st.binary(max_size=16),
+    name=names,
+    is_kernel=st.booleans(),
+    linkage=st.sampled_from(["visible", "weak", "static", "extern"]),
+    sass=st.binary(max_size=64),
+    registers=st.integers(0, 255),
+    relocations=st.lists(relocs, max_size=3),
+    inlined=placements,
+    constants=st.binary(max_size=16),
+    constant_relocations=st.lists(relocs, max_size=2),
+    capsule=st.binary(max_size=16),
+    capsule_symbols=placements,
+    facts=st.dictionaries(st.sampled_from(["param_bytes", "isa_class"]), st.integers(0, 4096), max_size=2),
 )
 data = st.builds(DataObject, names, st.sampled_from(["global", "const", "shared", "local"]), st.integers(0, 1 << 20), st.sampled_from([1, 2, 4, 8, 16]), st.none() | st.binary(max_size=16))
 
