@@ -10,6 +10,8 @@ from __future__ import annotations
 import attrs
 
 from ..elf.constants import (
+    SHF_ALLOC,
+    SHT_PROGBITS,
     NT_CUDA_CUINFO,
     NT_CUDA_TKINFO,
     SHT_NOTE,
@@ -66,7 +68,7 @@ def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
 #: payloads beyond .debug_frame, compiler constants)
-_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug", ".debug_line", ".debug_info", ".nv.resolvedrela")
+_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug_info", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
 
 
 def decompose(obj: ElfObject) -> Module:
@@ -97,10 +99,10 @@ def decompose(obj: ElfObject) -> Module:
         for rec in decode_compat(compat.data):
             if getattr(rec, "attr", None) is EICompatAttr.ISA_CLASS and rec.value != 1:  # type: ignore[union-attr]
                 module.facts["isa_class"] = rec.value  # type: ignore[union-attr]
-    frame = by_name.get(".debug_frame")
-    if frame is not None:
-        relocs = _relocations(by_name.get(".rel.debug_frame")) + _relocations(by_name.get(".rela.debug_frame"))
-        module.debug.append(DebugSection(".debug_frame", frame.data, relocs))
+    for sec in obj.sections:  # creation order
+        if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
+            relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
+            module.debug.append(DebugSection(sec.name, sec.data, relocs))
     registers = _register_counts(obj, by_name.get(".nv.info"))
     for sym in obj.symbols:
         if sym.type != STT_FUNC or sym.section is None or sym.name.startswith("$"):

@@ -49,7 +49,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .model import Function, Module
+from .model import DebugSection, Function, Module
 
 _SECTION_SYM = 0x03
 _LOCAL_FUNC = 0x02
@@ -142,6 +142,46 @@ class _Emitter:
             else:
                 self.obj.delete_section(sec)
 
+    def debug_sections(self) -> None:
+        """The debug payloads after the functions, .debug_frame first (always made; a section
+        symbol only when it has bytes). Each payload's relocation names follow it, but
+        .debug_frame's come after every other debug section."""
+        m, obj = self.m, self.obj
+        payloads = {d.name: d for d in m.debug}
+        if ".debug_frame" not in payloads:
+            payloads[".debug_frame"] = DebugSection(".debug_frame", b"")
+        ordered = [payloads[".debug_frame"]] + [d for d in m.debug if d.name != ".debug_frame"]
+        frame_section = None
+        for d in ordered:
+            sec = self.section(d.name, SHT_PROGBITS, symbol=bool(d.data), data=d.data)
+            if d.name == ".debug_frame":
+                frame_section = sec
+            elif d.relocations:
+                self.debug_relocations(sec, d.relocations)
+        frame = payloads[".debug_frame"]
+        if frame.relocations:
+            self.debug_relocations(frame_section, frame.relocations, frame=True)  # type: ignore[arg-type]
+
+    def debug_relocations(self, sec: Section, relocs: list, frame: bool = False) -> None:  # type: ignore[type-arg]
+        """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
+        Below sm_90 line tables only ask .rel; .debug_frame asks .rel then .rela, which an
+        executable drops empty and relocatable output fills with the RELA entries."""
+        legacy = self.family is Family.LEGACY
+        if not legacy:
+            kept = self.reloc_names(sec.name, ".rela")
+            kept.info = sec  # type: ignore[union-attr]
+            self.pending_relocs.append((kept, relocs))  # type: ignore[arg-type]
+            return
+        wanted = [(".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)] if frame else [(".rel", SHT_REL, 16)]
+        for prefix, sh_type, size in wanted:
+            part = [r for r in relocs if (r.addend is None) == (prefix == ".rel")] if self.rel else (relocs if prefix == ".rel" else [])
+            s = self.section(f"{prefix}{sec.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+            if part:
+                s.link, s.info = self.symtab, sec  # type: ignore[assignment]
+                self.pending_relocs.append((s, part))
+            else:
+                self.obj.delete_section(s)
+
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
@@ -172,8 +212,8 @@ class _Emitter:
         self.rel = bool(m.options.get("compile_only"))
         if m.options.get("debug"):
             raise NotImplementedError("the emitter does not cover -g builds yet")
-        if m.data or any(d.name != ".debug_frame" for d in m.debug):
-            raise NotImplementedError("the emitter does not place data objects or debug payloads other than .debug_frame yet")
+        if m.data:
+            raise NotImplementedError("the emitter does not place data objects yet")
         if self.rel and any(f.linkage in ("visible", "weak") and not f.is_kernel for f in m.functions):
             raise NotImplementedError("relocatable modules with .nv.prototype entries are not emitted yet")
         if self.rel:
@@ -239,25 +279,7 @@ class _Emitter:
 
         if not order:
             self.first_function_symbols()  # made after the first function, or here when there is none
-        dwarf = next((d for d in m.debug if d.name == ".debug_frame"), None)
-        payload = dwarf.data if dwarf else b""
-        # a debug section gets a section symbol only when it has bytes
-        frame = self.section(".debug_frame", SHT_PROGBITS, symbol=bool(payload), data=payload)
-        if dwarf and dwarf.relocations:
-            if self.rel:
-                kept = None
-                for prefix, sh_type, size in ((".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)):
-                    relocs = [r for r in dwarf.relocations if (r.addend is None) == (prefix == ".rel")]
-                    sec = self.section(f"{prefix}.debug_frame", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
-                    if relocs:
-                        sec.link, sec.info = self.symtab, frame
-                        self.pending_relocs.append((sec, relocs))
-                    else:
-                        obj.delete_section(sec)
-            else:
-                kept = self.reloc_names(".debug_frame", ".rel" if self.family is Family.LEGACY else ".rela")
-                kept.info = frame  # type: ignore[union-attr]
-                self.pending_relocs.append((kept, dwarf.relocations))
+        self.debug_sections()
         graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
         graph.link = self.symtab
         self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
