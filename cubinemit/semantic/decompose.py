@@ -24,7 +24,7 @@ from ..elf.constants import (
 from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from ..elf.order import symbol_order
+from ..elf.order import header_order, symbol_order
 from ..nvinfo import EIAttr, EICompatAttr, decode_compat, decode_nvinfo
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DebugSection, Function, Module, Relocation
@@ -68,7 +68,7 @@ def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
 #: payloads beyond .debug_frame, compiler constants)
-_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug_info", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
+_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
 
 
 def decompose(obj: ElfObject) -> Module:
@@ -104,11 +104,12 @@ def decompose(obj: ElfObject) -> Module:
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
             module.debug.append(DebugSection(sec.name, sec.data, relocs))
     registers = _register_counts(obj, by_name.get(".nv.info"))
-    for sym in obj.symbols:
-        if sym.type != STT_FUNC or sym.section is None or sym.name.startswith("$"):
+    funcs = {s.name: s for s in obj.symbols if s.type == STT_FUNC and s.section is not None and not s.name.startswith("$")}
+    for text in header_order(obj):  # function order
+        if text.mercury or not text.name.startswith(".text."):
             continue
-        text = sym.section
-        if text.name != f".text.{sym.name}":
+        sym = funcs.get(text.name[len(".text.") :])
+        if sym is None or sym.section is not text:
             continue
         linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
         fn = Function(

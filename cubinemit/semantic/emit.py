@@ -128,7 +128,13 @@ class _Emitter:
         if not fn.relocations and not fn.inlined:
             return
         target = f".text.{fn.name}"
-        if not self.rel:
+        if self.debug:
+            # -g keeps the relocations; a static function they name gets its symbol now
+            for r in fn.relocations:
+                callee = next((f for f in self.m.functions if f.name == r.symbol), None)
+                if callee is not None and callee.linkage == "static" and not any(y.name == callee.name and y.type == 2 for y in self.obj.symbols):
+                    self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+        elif not self.rel:
             if self.family is not Family.LEGACY:
                 self.reloc_names(target, ".rela").info = text  # type: ignore[union-attr]
             return
@@ -188,6 +194,9 @@ class _Emitter:
         in relocatable output (sm_90+)."""
         if self.family is Family.LEGACY:
             return
+        if self.debug:  # -g: the offset symbol only, no reserved section
+            self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+            return
         if not self.rel:
             self.reserved_smem()
             return
@@ -197,6 +206,11 @@ class _Emitter:
 
     def function_order(self) -> list[Function]:
         m = self.m
+        if self.debug:
+            # -g: every function gets its .text: non-static ones in declaration order, then the
+            # static ones in declaration order
+            defined = [f for f in m.functions if f.linkage != "extern"]
+            return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
         if self.rel:
             # relocatable: every function has its .text; the decomposed order is kept until the
             # function-order rules (post-order DFS over the call graph) are merged
@@ -210,11 +224,12 @@ class _Emitter:
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
-        if m.options.get("debug"):
-            raise NotImplementedError("the emitter does not cover -g builds yet")
+        self.debug = bool(m.options.get("debug"))
+        if self.rel and self.debug:
+            raise NotImplementedError("the emitter does not cover -g -c builds yet")
         if m.data:
             raise NotImplementedError("the emitter does not place data objects yet")
-        if self.rel and any(f.linkage in ("visible", "weak") and not f.is_kernel for f in m.functions):
+        if (self.rel or self.debug) and any(f.linkage in ("visible", "weak") and not f.is_kernel for f in m.functions):
             raise NotImplementedError("relocatable modules with .nv.prototype entries are not emitted yet")
         if self.rel:
             obj.e_type = ET_REL
@@ -238,7 +253,8 @@ class _Emitter:
         late = []
         for i, fn in enumerate(order):
             if fn.linkage == "static":
-                obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
+                if not any(y.name == fn.name and y.type == 2 for y in obj.symbols):
+                    obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
             elif fn.linkage == "weak" and not fn.is_kernel:
                 obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
@@ -262,7 +278,7 @@ class _Emitter:
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
             if self.family is Family.LEGACY and fn.is_kernel:
-                bank = self.obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+                bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
                 if not self.rel:
                     self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
