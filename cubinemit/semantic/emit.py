@@ -140,7 +140,12 @@ class _Emitter:
             return
         has_rela = any(r.addend is not None for r in fn.relocations)
         has_rel = any(r.addend is None for r in fn.relocations)
-        for prefix, sh_type, size, keep in ((".rela", SHT_RELA, 24, has_rela), (".rel", SHT_REL, 16, has_rel)):
+        wanted = [(".rela", SHT_RELA, 24, has_rela), (".rel", SHT_REL, 16, has_rel)]
+        if all(r.symbol == fn.name for r in fn.relocations):
+            # relocations against the function itself only (return addresses of a recursive
+            # function): ptxas does not ask for the .rel twin (measured on every -c/-g probe)
+            wanted = wanted[:1]
+        for prefix, sh_type, size, keep in wanted:
             sec = self.section(f"{prefix}{target}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
             if keep:
                 sec.link, sec.info = self.symtab, text  # type: ignore[assignment]
