@@ -1,0 +1,1084 @@
+"""The Mercury tail of sm_100+ cubins: the ``.nv.merc.*`` clones and ``.nv.merc.symtab``, derived
+from the originals plus the leaf facts of the Mercury code.
+
+On sm_100+ ptxas 13.0.88 keeps, next to the SASS of every function, its *Mercury* form (the
+capsule ``.nv.capmerc.text.<f>``, a leaf section like ``.text.<f>``) and clones the metadata that
+describes the code: ``.nv.merc.nv.info*``, ``.nv.merc.rela.*``, ``.nv.merc.debug_*``, the data
+banks and ``.nv.merc.symtab``. A clone says the same thing as its original, but about the Mercury
+code: every code address in it is a *Mercury* address (the reconstituted Mercury instruction
+stream, which is longer than the SASS and not a function of it), relocations use the R_MERCURY
+numbering, and the data banks are left unresolved for the finalizer.
+
+This module states the rules that turn originals into clones. Where a clone carries a fact of the
+Mercury code that the originals do not hold, that fact is a named leaf in :class:`MercuryFacts`
+(the Mercury analogue of a SASS leaf: the size of a function's Mercury code, the Mercury address
+of a SASS instruction, the Mercury CFA program of a frame, ...). :func:`facts_from_cubin` reads
+those leaves from a ptxas cubin; the ``derive_*`` functions rebuild every clone from the
+originals and the leaves; :func:`check_cubin` compares the result with the file clone by clone.
+
+Rules (ptxas 13.0.88, measured on the probe corpus on sm_100/100a/103/110/120/121):
+
+* ``.nv.merc.symtab`` = ``.symtab`` without the late ``.nv.constant0.<f>`` section symbols, with
+  st_shndx moved to the clone of the section (``.text.<f>`` -> ``.nv.capmerc.text.<f>``; a section
+  without clone keeps its index), renamed banks' section symbols under their creation names,
+  variables typed REL-style (STT_CUDA_OBJECT with the memory-space bits in st_other, also in
+  EXEC), the reserved-SMEM symbols at value 0, shared variables without the ``-g`` debugger window,
+  and function st_size / clone st_value in Mercury terms (leaves).
+* ``.nv.merc.nv.info``: the original, with FRAME_SIZE of whole-program clones ``$k$f`` taken from
+  the Mercury code (leaf).
+* ``.nv.merc.nv.info.<f>``: the original without CBANK_PARAM_SIZE, PARAM_CBANK, SW_WAR and the
+  BINDLESS_*_BANK records, MERCURY_FINALIZER_OPTIONS (leaf, one per module) inserted after
+  CUDA_API_VERSION, every instruction offset mapped to its Mercury address (leaf map).
+* ``.nv.merc.rela.*``: every relocation re-typed to R_MERCURY (:func:`mercury_reloc_type`), its
+  offset moved to the clone's layout, code addends mapped to Mercury addresses; Mercury-only
+  relocations of the code are leaves.
+* data clones: ``.nv.merc.nv.constant.pic/.user`` and ``.nv.merc.nv.global.init`` are the
+  original bytes; ``.nv.merc.nv.shared.reserved.0`` is zero bytes, the original size less the
+  0x40-byte EXEC window; ``.nv.merc.nv.constant.entry_image_header_indices.<f>`` is the texture
+  index tail of the bank; ``.nv.merc.nv.constant.optimizer.<f>`` is the bank with its code
+  addresses zeroed and turned into relocations.
+* ``.nv.merc.debug_frame``: the CIEs with code alignment factor 1, FDE ranges in Mercury bytes
+  (leaf: Mercury size), CFA programs of the Mercury code (leaf).
+* other debug clones: the original bytes where the content has no code address; line tables of
+  the Mercury code are leaves.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import attrs
+
+from .elf.constants import (
+    ET_EXEC,
+    ET_REL,
+    STB_GLOBAL,
+    STB_LOCAL,
+    STB_WEAK,
+    STT_CUDA_OBJECT,
+    STT_FUNC,
+    STT_OBJECT,
+    STT_SECTION,
+)
+from .elf.model import ElfObject, Relocation, Section, Symbol, final_name
+from .errors import CubinemitError
+from .nvinfo.records import OFFSET_ATTRS
+
+__all__ = [
+    "R_MERCURY_NAMES",
+    "MercuryError",
+    "MercuryFacts",
+    "MercReloc",
+    "FunctionFacts",
+    "capsule_header",
+    "check_cubin",
+    "creation_name",
+    "derive_merc_data",
+    "derive_merc_debug_frame",
+    "derive_merc_info",
+    "derive_merc_relocations",
+    "derive_merc_symbols",
+    "facts_from_cubin",
+    "mercury_reloc_type",
+]
+
+
+class MercuryError(CubinemitError):
+    """A clone cannot be derived: a leaf fact is missing or an original breaks a rule."""
+
+
+# --- R_MERCURY ---------------------------------------------------------------------------------
+#: R_MERCURY_* names by number (type = 0x10000 + number), in the order ptxas 13.0.88 lists them.
+R_MERCURY_NAMES = (
+    "R_MERCURY_NONE", "R_MERCURY_G64", "R_MERCURY_ABS64", "R_MERCURY_ABS32", "R_MERCURY_ABS16",
+    "R_MERCURY_ABS32_LO", "R_MERCURY_ABS32_HI", "R_MERCURY_PROG_REL64", "R_MERCURY_PROG_REL32",
+    "R_MERCURY_PROG_REL32_LO", "R_MERCURY_PROG_REL32_HI", "R_MERCURY_TEX_HEADER_INDEX",
+    "R_MERCURY_SAMP_HEADER_INDEX", "R_MERCURY_SURF_HEADER_INDEX", "R_MERCURY_UNUSED_CLEAR64",
+    "R_MERCURY_FUNC_DESC_64",
+    *(f"R_MERCURY_8_{b}" for b in range(0, 64, 8)),
+    *(f"R_MERCURY_G8_{b}" for b in range(0, 64, 8)),
+    *(f"R_MERCURY_FUNC_DESC_8_{b}" for b in range(0, 64, 8)),
+    "R_MERCURY_ABS_PROG_REL32_LO", "R_MERCURY_ABS_PROG_REL32_HI",
+    *(f"R_MERCURY_PROG_REL8_{b}" for b in range(0, 64, 8)),
+    "R_MERCURY_UNIFIED", "R_MERCURY_UNIFIED_32",
+    *(f"R_MERCURY_UNIFIED_8_{b}" for b in range(0, 64, 8)),
+    "R_MERCURY_ABS_PROG_REL32", "R_MERCURY_ABS_PROG_REL64", "R_MERCURY_UNIFIED32_LO",
+    "R_MERCURY_UNIFIED32_HI", "R_MERCURY_NONE_LAST",
+)  # fmt: skip
+
+_M = {name[len("R_MERCURY_"):]: 0x10000 + n for n, name in enumerate(R_MERCURY_NAMES)}
+
+#: R_CUDA type of a code relocation -> (R_MERCURY type for an address inside the relocated
+#: function itself, for any other symbol, byte offset of the relocated field inside the 16-byte
+#: Mercury instruction).
+_TEXT_TYPES: dict[int, tuple[int, int, int]] = {
+    55: (_M["ABS32"], _M["ABS32"], 12),  # ABS32_32
+    59: (_M["ABS16"], _M["ABS16"], 12),  # ABS16_32
+    56: (_M["ABS_PROG_REL32_LO"], _M["ABS32_LO"], 12),  # ABS32_LO_32
+    57: (_M["ABS_PROG_REL32_HI"], _M["ABS32_HI"], 12),  # ABS32_HI_32
+    66: (_M["ABS16"], _M["ABS16"], 12),  # CONST_FIELD21_38
+    75: (_M["ABS64"], _M["ABS64"], 8),  # ABS55_16_34 (call target)
+    112: (_M["UNIFIED32_LO"], _M["UNIFIED32_LO"], 12),  # UNIFIED32_LO_32
+    113: (_M["UNIFIED32_HI"], _M["UNIFIED32_HI"], 12),  # UNIFIED32_HI_32
+    114: (_M["ABS64"], _M["ABS64"], 8),  # ABS56_16_34
+    115: (_M["ABS32"], _M["ABS32"], 12),  # CONST_FIELD22_37
+}
+
+#: R_CUDA type of a data relocation -> R_MERCURY type (a code address in debug data uses
+#: ABS_PROG_REL64, except in the line tables; see :func:`mercury_reloc_type`).
+_DATA_TYPES: dict[int, int] = {
+    1: _M["ABS32"],  # R_CUDA_32
+    2: _M["ABS64"],  # R_CUDA_64
+    4: _M["G64"],  # R_CUDA_G64
+    6: _M["TEX_HEADER_INDEX"],
+    52: _M["SURF_HEADER_INDEX"],
+    73: _M["UNUSED_CLEAR64"],
+    101: _M["SAMP_HEADER_INDEX"],  # R_CUDA_SAMP_HEADER_INDEX_0
+    102: _M["UNIFIED"],
+}
+
+_LINE_TABLES = (".debug_line", ".nv_debug_line_sass")
+
+
+def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: str | None = None) -> int:
+    """The R_MERCURY type of a relocation of type ``r_type`` in the section named ``target``.
+
+    Code (``.text.<f>``, owned by function ``owner``): :data:`_TEXT_TYPES`; a 32-bit half of an
+    address inside the function itself (a return address) is ABS_PROG_REL32_LO/HI, any other
+    address ABS32_LO/HI. Debug data: a code address (against a function) is ABS_PROG_REL64 /
+    PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
+    DW_AT_stmt_list reference to ``.debug_line`` is PROG_REL32. Other data: :data:`_DATA_TYPES`."""
+    if target.startswith(".text."):
+        try:
+            func, data, _ = _TEXT_TYPES[r_type]
+        except KeyError:
+            raise MercuryError(f"no Mercury type known for code relocation type {r_type}") from None
+        return func if symbol is not None and symbol.type == STT_FUNC and symbol.name == owner else data
+    is_func = symbol is not None and symbol.type == STT_FUNC
+    if target.startswith((".debug_", ".nv_debug_")) and target not in _LINE_TABLES:
+        if is_func and r_type == 2:
+            return _M["ABS_PROG_REL64"]
+        if r_type == 1 and (is_func or (symbol is not None and symbol.type == STT_SECTION and symbol.name == ".debug_line")):
+            return _M["PROG_REL32"]
+    try:
+        return _DATA_TYPES[r_type]
+    except KeyError:
+        raise MercuryError(f"no Mercury type known for data relocation type {r_type} in {target}") from None
+
+
+def text_field_offset(merc_type: int) -> int:
+    """Byte offset of the relocated field inside a Mercury instruction (16 bytes)."""
+    for func, data, field in _TEXT_TYPES.values():
+        if merc_type in (func, data):
+            return field
+    if merc_type in (_M["PROG_REL32"],):
+        return 12
+    raise MercuryError(f"no field offset known for {merc_type:#x}")
+
+
+# --- leaf facts --------------------------------------------------------------------------------
+@attrs.frozen
+class MercReloc:
+    """A relocation of the Mercury code that has no SASS counterpart (by symbol name)."""
+
+    offset: int
+    symbol: str
+    type: int
+    addend: int
+
+
+@attrs.frozen
+class FunctionFacts:
+    """Leaf facts of one ``.text.<f>`` section's Mercury code.
+
+    ``pc`` maps the byte offset of a SASS instruction to the byte offset of the Mercury
+    instruction that stands for it, for every instruction some metadata names (exits, calls,
+    relocated instructions, branch targets, clone entry points...). ``sizes`` is the Mercury
+    st_size of each function symbol defined in the section (the function, and its
+    whole-program clones ``$k$f``). ``extra_relocs`` are the Mercury relocations without a SASS
+    counterpart (e.g. the ``.nv.reservedSmem.cap`` base of shared-memory addresses)."""
+
+    pc: Mapping[int, int] = attrs.field(factory=dict)
+    sizes: Mapping[str, int] = attrs.field(factory=dict)
+    extra_relocs: tuple[MercReloc, ...] = ()
+
+
+@attrs.frozen
+class MercuryFacts:
+    """Every fact of the Mercury code that a clone needs and the originals do not hold.
+
+    * ``finalizer_options``: the MERCURY_FINALIZER_OPTIONS (0x5a) payload. One per module, a
+      function of the ptxas options alone (the same for every target; 9 values in the corpus).
+    * ``functions``: :class:`FunctionFacts` by the name of the function owning ``.text.<f>``.
+    * ``frame_sizes``: Mercury FRAME_SIZE of the whole-program clones ``$k$f`` in ``.nv.info``.
+    * ``cfa``: the CFA instruction bytes (without DW_CFA_nop padding) of each FDE of
+      ``.nv.merc.debug_frame``, in order; ``fde_ranges`` their address_range where an FDE covers
+      less than a whole function (keyed by FDE ordinal).
+    * ``debug``: bytes of debug clones that describe the Mercury code itself (line tables,
+      register maps under ``-g``/``-lineinfo``), by clone name.
+    """
+
+    finalizer_options: bytes | None = None
+    functions: Mapping[str, FunctionFacts] = attrs.field(factory=dict)
+    frame_sizes: Mapping[str, int] = attrs.field(factory=dict)
+    cfa: tuple[bytes, ...] = ()
+    fde_ranges: Mapping[int, int] = attrs.field(factory=dict)
+    debug: Mapping[str, bytes] = attrs.field(factory=dict)
+
+    def pc(self, func: str, offset: int) -> int:
+        try:
+            return self.functions[func].pc[offset]
+        except KeyError:
+            raise MercuryError(f"no Mercury address for SASS offset {offset:#x} of {func}") from None
+
+
+# --- helpers -----------------------------------------------------------------------------------
+#: Creation names of renamed sections (final name prefix -> creation prefix), sm_100+.
+_CREATED_AS = (
+    (".nv.constant4", ".nv.constant.pic"),
+    (".nv.constant3", ".nv.constant.user"),
+    (".nv.constant2.", ".nv.constant.optimizer."),
+)
+
+
+def creation_name(section: Section, obj: ElfObject) -> str:
+    """The name ``section`` was created under (the name its Mercury clone carries)."""
+    clone = clone_of(obj, section)
+    if clone is not None and clone.name.startswith(".nv.merc."):
+        return clone.name[len(".nv.merc") :]
+    name = section.name
+    for new, old in _CREATED_AS:
+        if name == new or (new.endswith(".") and name.startswith(new)):
+            return old + name[len(new) :]
+    return name
+
+
+def clone_of(obj: ElfObject, section: Section) -> Section | None:
+    """The Mercury clone of ``section`` (``.nv.capmerc.text.<f>`` for ``.text.<f>``), or None."""
+    for s in obj.sections:
+        if s.mercury and s.clone_of is section:
+            return s
+    return None
+
+
+def _text_owner(section: Section) -> str:
+    """The function a ``.text.<f>`` section belongs to (its sh_info symbol)."""
+    if isinstance(section.info, Symbol):
+        return section.info.name
+    return section.name[len(".text.") :]
+
+
+def _uleb(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, i
+
+
+# --- .nv.merc.symtab ---------------------------------------------------------------------------
+#: st_other memory-space bits of a REL-style variable (STT_CUDA_OBJECT), by section name prefix.
+_SPACE_BITS = (
+    (".nv.shared.reserved.", 0xA0),
+    (".nv.constant", 0x80),
+    (".nv.global", 0x20),
+    (".nv.shared.", 0x40),
+    (".nv_debug.shared", 0x40),
+)
+
+#: Symbols of the reserved shared-memory window: the undefined ones are 0 in Mercury, the ones
+#: defined in .nv.shared.reserved.0 lose the EXEC window (0x40 bytes, absent in Mercury).
+_RESERVED_SMEM = (".nv.reservedSmem.", "__nv_reservedSMEM_")
+
+#: Bytes the debugger reserves at the start of shared memory under -g (EXEC); shared variables'
+#: values include them in .symtab but not in .nv.merc.symtab.
+DEBUG_SHARED_WINDOW = 0x400
+
+
+_EXEC_SMEM_WINDOW = 0x40
+
+
+def _space_bits(section: Section | None) -> int:
+    if section is None:
+        return 0
+    for prefix, bits in _SPACE_BITS:
+        if section.name.startswith(prefix):
+            return bits
+    return 0
+
+
+def _late_const0(obj: ElfObject) -> int:
+    """How many trailing .symtab entries are the late .nv.constant0.<f> section symbols."""
+    n = 0
+    for sym in reversed(obj.symbols):
+        if sym.type == STT_SECTION and sym.section is not None and sym.section.name.startswith(".nv.constant0."):
+            n += 1
+        else:
+            break
+    return n
+
+
+def _is_debug_g(obj: ElfObject) -> bool:
+    """EXEC under -g: shared-memory addresses include the debugger's window."""
+    if obj.e_type != ET_EXEC:
+        return False
+    return obj.find_section(".nv_debug.shared") is not None or any(
+        s.name.startswith(".nv_debug_info_reg") for s in obj.sections
+    )
+
+
+def derive_merc_symbols(obj: ElfObject, facts: MercuryFacts) -> list[Symbol]:
+    """The ``.nv.merc.symtab`` entries (null symbol excluded), in order."""
+    late = _late_const0(obj)
+    main = obj.symbols[: len(obj.symbols) - late] if late else list(obj.symbols)
+    clones = {id(s.clone_of): s for s in obj.sections if s.mercury and s.clone_of is not None}
+    func_of_text = {id(s): _text_owner(s) for s in obj.sections if s.name.startswith(".text.") and not s.mercury}
+    strslot = {slot.text: slot for slot in obj.strtab.slots if slot.text}
+    debug_g = _is_debug_g(obj)
+    out: list[Symbol] = []
+    for sym in main:
+        sec = sym.section
+        new = Symbol(sym.name_slot, sym.info, sym.other, sec, sym.shndx, sym.value, sym.size)
+        if sec is not None:
+            new.section = clones.get(id(sec), sec)
+            if sym.type == STT_SECTION and sym.name != creation_name(sec, obj):
+                slot = strslot.get(creation_name(sec, obj))
+                if slot is None:
+                    raise MercuryError(f"no .strtab string for the creation name of {sec.name}")
+                new.name_slot = slot
+        if sym.type == STT_OBJECT and sec is not None:
+            new.info = (sym.info & 0xF0) | STT_CUDA_OBJECT
+            new.other = sym.other | _space_bits(sec)
+        if sym.name.startswith(_RESERVED_SMEM):
+            if sec is None:
+                new.value = 0
+            elif obj.e_type == ET_EXEC and sec.name == ".nv.shared.reserved.0":
+                new.value = sym.value - _EXEC_SMEM_WINDOW
+        elif debug_g and sym.type in (STT_OBJECT, STT_CUDA_OBJECT) and sec is not None and sec.name.startswith((".nv.shared.", ".nv_debug.shared")):
+            new.value = sym.value - DEBUG_SHARED_WINDOW
+        if sym.type == STT_FUNC and sec is not None and id(sec) in func_of_text:
+            owner = func_of_text[id(sec)]
+            ff = facts.functions.get(owner)
+            if ff is None or sym.name not in ff.sizes:
+                raise MercuryError(f"no Mercury size for function {sym.name}")
+            new.size = ff.sizes[sym.name]
+            if sym.value:
+                new.value = facts.pc(owner, sym.value)
+        out.append(new)
+    return out
+
+
+# --- .nv.merc.nv.info* -------------------------------------------------------------------------
+_DROPPED = frozenset({0x19, 0x0A, 0x36, 0x15, 0x16})  # CBANK_PARAM_SIZE PARAM_CBANK SW_WAR BINDLESS_*
+_CUDA_API_VERSION = 0x37
+_FINALIZER_OPTIONS = 0x5A
+_FRAME_SIZE = 0x11
+_OFFSET_LISTS = frozenset(int(a) for a in OFFSET_ATTRS)
+_MBARRIER = 0x39
+_ANNOTATIONS = 0x55
+_INDIRECT_BRANCH = 0x34
+_ATOM16_REGMAP = 0x2E
+_SVAL = 4
+
+
+def _wire(fmt: int, code: int, body: bytes) -> bytes:
+    if fmt == _SVAL:
+        return bytes((fmt, code)) + struct.pack("<H", len(body)) + body
+    return bytes((fmt, code)) + body
+
+
+def _map_u32(body: bytes, positions: Iterable[int], pc: Callable[[int], int]) -> bytes:
+    out = bytearray(body)
+    for p in positions:
+        (v,) = struct.unpack_from("<I", body, p)
+        struct.pack_into("<I", out, p, pc(v))
+    return bytes(out)
+
+
+def _offset_positions(code: int, body: bytes, fmt: int = _SVAL) -> list[int]:
+    """Byte positions of the instruction offsets in a record body (per layout)."""
+    if fmt != _SVAL:
+        return []
+    if code in _OFFSET_LISTS:
+        return list(range(0, len(body), 4))
+    if code == _MBARRIER:
+        return list(range(0, len(body), 16))
+    if code == _ANNOTATIONS:
+        return list(range(4, len(body), 8))
+    if code == _ATOM16_REGMAP:
+        return list(range(0, len(body), 8))
+    if code == _INDIRECT_BRANCH:
+        pos, out = 0, []
+        while pos < len(body):
+            (n,) = struct.unpack_from("<I", body, pos + 8)
+            out.append(pos)
+            out.extend(pos + 12 + 4 * k for k in range(n))
+            pos += 12 + 4 * n
+        return out
+    return []
+
+
+def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> bytes:
+    """``.nv.merc.nv.info`` or ``.nv.merc.nv.info.<f>`` from its original."""
+    from .nvinfo import iter_wire_records
+
+    per_function = original.name.startswith(".nv.info.")
+    owner = _text_owner(original.info) if per_function and isinstance(original.info, Section) else None
+    out = bytearray()
+    for w in iter_wire_records(original.data, section=original.name):
+        body = w.body
+        if per_function:
+            if w.code in _DROPPED:
+                continue
+            positions = _offset_positions(w.code, body, w.fmt)
+            if positions:
+                assert owner is not None
+                body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
+        elif w.code == _FRAME_SIZE:
+            sym_index, _ = struct.unpack("<II", body)
+            name = obj.symbols[sym_index - 1].name
+            if name in facts.frame_sizes:
+                body = struct.pack("<II", sym_index, facts.frame_sizes[name])
+        out += _wire(w.fmt, w.code, body)
+        if per_function and w.code == _CUDA_API_VERSION:
+            if facts.finalizer_options is None:
+                raise MercuryError("no MERCURY_FINALIZER_OPTIONS payload")
+            out += _wire(_SVAL, _FINALIZER_OPTIONS, facts.finalizer_options)
+    return bytes(out)
+
+
+# --- data clones -------------------------------------------------------------------------------
+
+
+def _branch_targets(obj: ElfObject, owner: str) -> set[int]:
+    """Every INDIRECT_BRANCH_TARGETS target of ``owner`` (SASS offsets)."""
+    from .nvinfo import iter_wire_records
+
+    info = obj.find_section(".nv.info." + owner)
+    out: set[int] = set()
+    if info is None:
+        return out
+    for w in iter_wire_records(info.data, section=info.name):
+        if w.code == _INDIRECT_BRANCH and w.fmt == _SVAL:
+            pos = _offset_positions(w.code, w.body)
+            out.update(struct.unpack_from("<I", w.body, p)[0] for p in pos)
+    return out
+
+
+def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
+    """``.nv.constant2.<f>`` (``.nv.constant.optimizer.<f>``) for Mercury: its code addresses
+    zeroed and turned into relocations (offset, symbol, type, addend).
+
+    A u32 that is a target of the function's BRX (INDIRECT_BRANCH_TARGETS) is a jump-table entry:
+    PROG_REL32 against the function, addend its Mercury address; these come in descending offset
+    order. A u64 equal to the entry offset of a whole-program clone ``$f$g`` (a function address
+    table) is PROG_REL64 against the clone, addend 0, in ascending order."""
+    data = bytearray(bank.data)
+    owner = bank.name[len(".nv.constant2.") :]
+    func = next((y for y in obj.symbols if y.name == owner and y.type == STT_FUNC), None)
+    targets = _branch_targets(obj, owner)
+    relocs: list[tuple[int, Symbol, int, int]] = []
+    if targets:
+        assert func is not None
+        for off in range(0, len(bank.data) - 3, 4):
+            (v,) = struct.unpack_from("<I", bank.data, off)
+            if v in targets:
+                relocs.append((off, func, _M["PROG_REL32"], facts.pc(owner, v)))
+                struct.pack_into("<I", data, off, 0)
+        relocs.sort(key=lambda r: -r[0])
+        return bytes(data), relocs
+    clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
+    for off in range(0, len(bank.data) - 7, 8):
+        (v,) = struct.unpack_from("<Q", bank.data, off)
+        target = clones.get(v)
+        if target is not None:
+            relocs.append((off, target, _M["PROG_REL64"], 0))
+            struct.pack_into("<Q", data, off, 0)
+    return bytes(data), relocs
+
+
+def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> bytes:
+    """Bytes of a data or debug clone (``.nv.merc.nv.constant.*``, ``.nv.merc.nv.global.init``,
+    ``.nv.merc.nv.shared.reserved.0``, ``.nv.merc.debug_*``)."""
+    orig = clone.clone_of
+    if orig is None:
+        raise MercuryError(f"{clone.name} has no original")
+    name = clone.name
+    if name in facts.debug:
+        return facts.debug[name]
+    if name == ".nv.merc.debug_frame":
+        return derive_merc_debug_frame(obj, facts)[0]
+    if name == ".nv.merc.nv.shared.reserved.0":
+        size = orig.size - (_EXEC_SMEM_WINDOW if obj.e_type == ET_EXEC else 0)
+        return bytes(max(size, 0))
+    if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
+        start = _index_area(obj, orig)
+        return orig.data[start:]
+    if name.startswith(".nv.merc.nv.constant.optimizer."):
+        return _optimizer_relocs(obj, orig, facts)[0]
+    return orig.data
+
+
+def _reloc_section_of(obj: ElfObject, target: Section) -> Section | None:
+    for s in obj.sections:
+        if s.relocs is not None and not s.mercury and s.info is target:
+            return s
+    return None
+
+
+def _index_area(obj: ElfObject, bank: Section) -> int:
+    rel = _reloc_section_of(obj, bank)
+    if rel is None or not rel.relocs:
+        raise MercuryError(f"{bank.name} has no index relocations")
+    return min(r.offset for r in rel.relocs)
+
+
+# --- .nv.merc.debug_frame ----------------------------------------------------------------------
+def _frame_entries(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(offset, length-field size, body after the length) of each CIE/FDE (64-bit DWARF)."""
+    out, i = [], 0
+    while i < len(data):
+        (l32,) = struct.unpack_from("<I", data, i)
+        if l32 != 0xFFFFFFFF:
+            raise MercuryError(f".debug_frame entry at {i:#x} is not 64-bit DWARF")
+        (length,) = struct.unpack_from("<Q", data, i + 4)
+        out.append((i, 12, data[i + 12 : i + 12 + length]))
+        i += 12 + length
+    return out
+
+
+def cfa_length(program: bytes) -> int:
+    """Length of a CFA program without its trailing DW_CFA_nop padding."""
+    i = end = 0
+    while i < len(program):
+        op = program[i]
+        i += 1
+        if op == 0:
+            continue
+        if op == 0x04:
+            i += 4
+        elif op in (0x0C, 0x05):  # def_cfa, offset_extended
+            _, i = _uleb(program, i)
+            _, i = _uleb(program, i)
+        elif op & 0xC0 == 0x80 or op in (0x06, 0x0E, 0x08, 0x07, 0x0D):
+            _, i = _uleb(program, i)
+        elif op in (0x10, 0x16):  # expression, val_expression
+            _, i = _uleb(program, i)
+            n, i = _uleb(program, i)
+            i += n
+        elif op == 0x0F:
+            n, i = _uleb(program, i)
+            i += n
+        elif op == 0x09:  # register
+            _, i = _uleb(program, i)
+            _, i = _uleb(program, i)
+        elif op & 0xC0 in (0x40, 0xC0):
+            pass
+        else:
+            raise MercuryError(f"unknown CFA opcode {op:#x}")
+        end = i
+    return end
+
+
+def _is_cie(body: bytes) -> bool:
+    return body[:8] == b"\xff" * 8
+
+
+def _fde_range(obj: ElfObject, facts: MercuryFacts, reloc: Relocation | None, length: int) -> int:
+    """Mercury address_range of an FDE whose initial_location relocation is ``reloc`` and whose
+    SASS address_range is ``length``: the Mercury size of the function it covers; for a
+    kernel's FDE that stops where its first whole-program clone starts, the Mercury distance."""
+    if reloc is None or reloc.symbol is None or reloc.symbol.section is None:
+        raise MercuryError("FDE without an initial_location relocation")
+    sym = reloc.symbol
+    owner = _func_owner(sym)
+    start = sym.value + (reloc.addend or 0)
+    end = start + length
+    ff = facts.functions.get(owner)
+    for y in obj.symbols:
+        if y.type == STT_FUNC and y.section is sym.section and y.value == start and y.value + y.size == end:
+            if ff is None or y.name not in ff.sizes:
+                raise MercuryError(f"no Mercury size for {y.name}")
+            return ff.sizes[y.name]
+    return facts.pc(owner, end) - facts.pc(owner, start)
+
+
+def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes, dict[int, int]]:
+    """``.nv.merc.debug_frame`` bytes, and where each original entry starts in it (original
+    offset -> clone offset, to move the relocations).
+
+    The CIEs are copied with code_alignment_factor 1 (Mercury advances count bytes, SASS ones
+    4-byte units). Each FDE keeps its CIE (pointer moved to the CIE's new offset) and its
+    initial_location (in EXEC the field holds the resolved code offset: mapped to Mercury),
+    gets the Mercury address_range (:func:`_fde_range`) and the Mercury CFA program (leaf),
+    padded with DW_CFA_nop so that the whole entry is a multiple of 8 bytes."""
+    orig = obj.section(".debug_frame")
+    rel = _reloc_section_of(obj, orig)
+    func_at: dict[int, Relocation] = {}
+    if rel is not None:
+        for r in rel.relocs or ():
+            if r.symbol is not None and r.symbol.type == STT_FUNC and r.type == 2:
+                func_at[r.offset] = r
+    entries = _frame_entries(orig.data)
+    new_at: dict[int, int] = {}
+    pos = fde_no = 0
+    for off, hdr, body in entries:  # where each clone entry lands
+        new_at[off] = pos
+        if _is_cie(body):
+            pos += hdr + len(body)
+            continue
+        if fde_no >= len(facts.cfa):
+            raise MercuryError("no Mercury CFA program for an FDE")
+        n = 24 + len(facts.cfa[fde_no])
+        pos += 12 + n + (-(12 + n)) % 8
+        fde_no += 1
+    out = bytearray()
+    fde_no = 0
+    for off, hdr, body in entries:
+        if _is_cie(body):
+            # version 3, augmentation "", then code_alignment_factor (ULEB 4 -> 1)
+            if body[8] != 3 or body[9] != 0 or body[10] != 4:
+                raise MercuryError(f"unexpected CIE at {off:#x}")
+            new = body[:10] + b"\x01" + body[11:]
+            out += struct.pack("<IQ", 0xFFFFFFFF, len(new)) + new
+            continue
+        cie, stored, length = struct.unpack_from("<QQQ", body, 0)
+        if cie not in new_at:
+            raise MercuryError(f"FDE at {off:#x} points at no CIE ({cie:#x})")
+        init = func_at.get(off + 12 + 8)
+        if fde_no in facts.fde_ranges:
+            rng = facts.fde_ranges[fde_no]
+        else:
+            rng = _fde_range(obj, facts, init, length)
+        if stored:
+            if init is None or init.symbol is None:
+                raise MercuryError(f"FDE at {off:#x}: stored location without a function")
+            stored = facts.pc(_func_owner(init.symbol), stored)
+        fixed = struct.pack("<QQQ", new_at[cie], stored, rng) + facts.cfa[fde_no]
+        fixed += bytes((-(12 + len(fixed))) % 8)
+        out += struct.pack("<IQ", 0xFFFFFFFF, len(fixed)) + fixed
+        fde_no += 1
+    return bytes(out), new_at
+
+
+# --- .nv.merc.rela.* ---------------------------------------------------------------------------
+def _entry_index(starts: Sequence[int], offset: int) -> int:
+    lo = 0
+    for k, s in enumerate(starts):
+        if s <= offset:
+            lo = k
+    return lo
+
+
+def derive_merc_relocations(
+    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, merc_symbols: Sequence[Symbol]
+) -> list[tuple[int, int, int, int]]:
+    """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend)."""
+    orig = merc_rela.clone_of
+    if orig is None or orig.relocs is None:
+        raise MercuryError(f"{merc_rela.name} has no original")
+    target = orig.info
+    if not isinstance(target, Section):
+        raise MercuryError(f"{orig.name} has no target section")
+    main_index = {id(y): i for i, y in enumerate(obj.symbols, start=1)}
+    by_name: dict[str, int] = {}
+    for i, y in enumerate(merc_symbols, start=1):
+        by_name.setdefault(y.name, i)
+
+    def idx(sym: Symbol | None) -> int:
+        if sym is None:
+            return 0
+        i = main_index[id(sym)]
+        if i > len(merc_symbols):
+            raise MercuryError(f"relocation against {sym.name}, which .nv.merc.symtab lacks")
+        return i
+
+    out: list[tuple[int, int, int, int]] = []
+    tname = target.name
+    if tname.startswith(".text."):
+        owner = _text_owner(target)
+        for r in orig.relocs:
+            mtype = mercury_reloc_type(r.type, tname, r.symbol, owner)
+            insn = r.offset & ~0xF
+            off = facts.pc(owner, insn) + text_field_offset(mtype)
+            addend = r.addend or 0
+            if r.symbol is not None and r.symbol.type == STT_FUNC and r.symbol.name == owner and mtype in (
+                _M["ABS_PROG_REL32_LO"],
+                _M["ABS_PROG_REL32_HI"],
+            ):
+                addend = facts.pc(owner, addend)
+            out.append((off, idx(r.symbol), mtype, addend))
+        ff = facts.functions.get(owner)
+        for x in ff.extra_relocs if ff else ():
+            out.append((x.offset, by_name[x.symbol], x.type, x.addend))
+        out.sort(key=lambda e: -e[0])
+        return out
+    if tname == ".debug_frame":
+        _, new_at = derive_merc_debug_frame(obj, facts)
+        starts = sorted(new_at)
+        cies = [off for off, _, body in _frame_entries(target.data) if _is_cie(body)]
+        for r in orig.relocs:
+            k = starts[_entry_index(starts, r.offset)]
+            off = new_at[k] + (r.offset - k)
+            addend = r.addend or 0
+            if r.symbol is not None and r.symbol.type == STT_SECTION and r.symbol.section is target:
+                # the CIE pointer of an FDE: the offset of its CIE (the last CIE before it) in
+                # the clone. (In REL the original's addend is that same clone offset, not the
+                # SASS one: ptxas 13.0.88 computes it once.)
+                addend = new_at[cies[_entry_index(cies, k)]]
+            elif r.symbol is not None and r.symbol.type == STT_FUNC and addend:
+                addend = facts.pc(_func_owner(r.symbol), addend)
+            out.append((off, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), addend))
+        return out
+    if tname.startswith(".nv.constant2."):
+        _, rel = _optimizer_relocs(obj, target, facts)
+        return [(o, idx(s), t, a) for o, s, t, a in rel]
+    if tname.startswith(".nv.constant0."):
+        start = _index_area(obj, target)
+        return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
+    if tname in _LINE_TABLES and merc_rela.name[len(".nv.merc.rela") :] in facts.debug or (
+        ".nv.merc" + tname in facts.debug
+    ):
+        return _line_table_relocs(obj, tname, facts, idx)
+    for r in orig.relocs:
+        addend = r.addend or 0
+        if r.symbol is not None and r.symbol.type == STT_FUNC and addend:
+            addend = facts.pc(_func_owner(r.symbol), addend)
+        out.append((r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), addend))
+    return out
+
+
+def _func_owner(sym: Symbol) -> str:
+    if sym.section is not None and sym.section.name.startswith(".text."):
+        return _text_owner(sym.section)
+    return sym.name
+
+
+def _line_table_relocs(obj: ElfObject, tname: str, facts: MercuryFacts, idx: Callable[[Symbol | None], int]) -> list[tuple[int, int, int, int]]:
+    """Relocations of a Mercury line table: one ABS64 per DW_LNE_set_address, against the
+    function whose sequence it opens, in descending offset order. The sequences' functions are
+    found through the Mercury line table's own order (a leaf) matched to the original's."""
+    data = facts.debug[".nv.merc" + tname]
+    orig_rel = _reloc_section_of(obj, obj.section(tname))
+    assert orig_rel is not None
+    funcs = [r.symbol for r in sorted(orig_rel.relocs, key=lambda r: r.offset)]
+    positions = _set_address_positions(data)
+    order = facts.debug.get(".nv.merc" + tname + "#functions")
+    if order is not None:
+        names = order.decode().split("\0")
+        by = {y.name: y for y in funcs if y is not None}
+        funcs = [by[n] for n in names]
+    if len(positions) != len(funcs):
+        raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} relocations")
+    out = [(p, idx(f), _M["ABS64"], 0) for p, f in zip(positions, funcs)]
+    out.sort(key=lambda e: -e[0])
+    return out
+
+
+def _set_address_positions(data: bytes) -> list[int]:
+    """Offsets of the operands of every DW_LNE_set_address in a line table."""
+    out = []
+    i = 0
+    while i < len(data):
+        (unit_len,) = struct.unpack_from("<I", data, i)
+        end = i + 4 + unit_len
+        (hdr_len,) = struct.unpack_from("<I", data, i + 6)
+        p = i + 10 + hdr_len
+        # DWARF 2/3 header: min_inst_length, default_is_stmt, line_base, line_range, opcode_base
+        ob = data[i + 14]
+        std = data[i + 15 : i + 15 + ob - 1]
+        while p < end:
+            op = data[p]
+            p += 1
+            if op >= ob:
+                continue
+            if op == 0:
+                n, q = _uleb(data, p)
+                if data[q] == 2:
+                    out.append(q + 1)
+                p = q + n
+            elif op == 9:
+                p += 2
+            else:
+                for _ in range(std[op - 1]):
+                    _, p = _uleb(data, p)
+        i = end
+    return out
+
+
+# --- capsule header ----------------------------------------------------------------------------
+CAPSULE_MAGIC = 0xC0000001
+
+
+def capsule_header(capsule: bytes) -> tuple[int, int, int]:
+    """(ordinal, magic, instruction count) of a ``.nv.capmerc.text.<f>`` capsule."""
+    if len(capsule) < 12:
+        raise MercuryError("capsule shorter than its 12-byte header")
+    return struct.unpack_from("<III", capsule, 0)
+
+
+# --- reading the leaves of a ptxas cubin -------------------------------------------------------
+def _text_sections(obj: ElfObject) -> list[Section]:
+    return [s for s in obj.sections if s.name.startswith(".text.") and not s.mercury]
+
+
+def _merc_counterpart(obj: ElfObject, section: Section) -> Section | None:
+    return clone_of(obj, section)
+
+
+class _PcCollector:
+    def __init__(self) -> None:
+        self.maps: dict[str, dict[int, int]] = {}
+        self.conflicts: list[str] = []
+
+    def add(self, func: str, sass: int, merc: int, source: str) -> None:
+        m = self.maps.setdefault(func, {})
+        if sass in m and m[sass] != merc:
+            self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
+            return
+        m[sass] = merc
+
+
+def _info_pairs(orig: bytes, merc: bytes, name: str) -> list[tuple[int, int]]:
+    from .nvinfo import iter_wire_records
+
+    a = [w for w in iter_wire_records(orig, section=name) if w.code not in _DROPPED]
+    b = [w for w in iter_wire_records(merc, section=name) if w.code != _FINALIZER_OPTIONS]
+    pairs: list[tuple[int, int]] = []
+    for x, y in zip(a, b):
+        if x.code != y.code:
+            raise MercuryError(f"{name}: record {attr_hex(x.code)} against {attr_hex(y.code)}")
+        pos = _offset_positions(x.code, x.body, x.fmt)
+        if pos and len(x.body) == len(y.body):
+            for p in pos:
+                pairs.append((struct.unpack_from("<I", x.body, p)[0], struct.unpack_from("<I", y.body, p)[0]))
+    return pairs
+
+
+def attr_hex(code: int) -> str:
+    return f"{code:#04x}"
+
+
+def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
+    """Read the leaf facts of the Mercury code from a cubin that has its Mercury tail.
+
+    Every Mercury address comes from the clones: the instruction offsets of
+    ``.nv.merc.nv.info.<f>``, the relocations of ``.nv.merc.rela.text.<f>`` matched to their SASS
+    counterparts, the clone symbols' values, the code addends of the debug relocations and the
+    jump-table relocations. A SASS offset given two Mercury addresses raises MercuryError: the
+    map must be one function per ``.text`` section."""
+    from .nvinfo import iter_wire_records
+
+    pcs = _PcCollector()
+    texts = _text_sections(obj)
+    owner_of = {id(t): _text_owner(t) for t in texts}
+    merc = obj.merc_symbols
+    # finalizer options
+    options = None
+    for s in obj.sections:
+        if s.mercury and s.name.startswith(".nv.merc.nv.info."):
+            for w in iter_wire_records(s.data, section=s.name):
+                if w.code == _FINALIZER_OPTIONS:
+                    if options is not None and w.body != options:
+                        raise MercuryError("two MERCURY_FINALIZER_OPTIONS payloads in one module")
+                    options = w.body
+    # nv.info offsets
+    for s in obj.sections:
+        if s.mercury and s.name.startswith(".nv.merc.nv.info.") and s.clone_of is not None:
+            o = s.clone_of
+            if isinstance(o.info, Section):
+                for a, b in _info_pairs(o.data, s.data, s.name):
+                    pcs.add(owner_of[id(o.info)], a, b, "nv.info")
+    # function symbols: sizes and clone entry points
+    sizes: dict[str, dict[str, int]] = {}
+    for y, m in zip(obj.symbols, merc):
+        if y.type == STT_FUNC and y.section is not None and id(y.section) in owner_of:
+            f = owner_of[id(y.section)]
+            sizes.setdefault(f, {})[y.name] = m.size
+            pcs.add(f, y.value, m.value, "symbol")
+    # text relocations
+    extras: dict[str, list[MercReloc]] = {}
+    for s in obj.sections:
+        if not (s.mercury and s.relocs is not None and s.clone_of is not None):
+            continue
+        o = s.clone_of
+        target = o.info
+        if not isinstance(target, Section):
+            continue
+        if target.name.startswith(".text."):
+            f = owner_of[id(target)]
+            j = 0
+            used = set()
+            for r in o.relocs or ():
+                mtype = mercury_reloc_type(r.type, target.name, r.symbol, f)
+                while j < len(s.relocs):
+                    q = s.relocs[j]
+                    j += 1
+                    if q.type == mtype and (q.symbol.name if q.symbol else None) == (r.symbol.name if r.symbol else None):
+                        used.add(j - 1)
+                        pcs.add(f, r.offset & ~0xF, q.offset - text_field_offset(mtype), "relocation")
+                        if mtype in (_M["ABS_PROG_REL32_LO"], _M["ABS_PROG_REL32_HI"]) and r.symbol is not None and r.symbol.name == f:
+                            pcs.add(f, r.addend or 0, q.addend or 0, "return address")
+                        break
+                else:
+                    raise MercuryError(f"{s.name}: no Mercury relocation for SASS {r.offset:#x}")
+            extras[f] = [
+                MercReloc(q.offset, q.symbol.name if q.symbol else "", q.type, q.addend or 0)
+                for k, q in enumerate(s.relocs)
+                if k not in used
+            ]
+        elif target.name.startswith(".nv.constant2."):
+            f = target.name[len(".nv.constant2.") :]
+            for q in s.relocs:
+                if q.type == _M["PROG_REL32"]:
+                    pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
+        elif len(o.relocs or ()) == len(s.relocs) and target.name not in _LINE_TABLES:
+            for r, q in zip(o.relocs or (), s.relocs):
+                if r.symbol is not None and r.symbol.type == STT_FUNC and (r.addend or 0):
+                    pcs.add(_func_owner(r.symbol), r.addend or 0, q.addend or 0, target.name)
+    if pcs.conflicts:
+        raise MercuryError("Mercury address map is not a function: " + "; ".join(pcs.conflicts[:4]))
+    functions = {
+        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())))
+        for f in owner_of.values()
+    }
+    # frame sizes of whole-program clones
+    frame_sizes: dict[str, int] = {}
+    mi = obj.find_section(".nv.merc.nv.info")
+    if mi is not None:
+        for w in iter_wire_records(mi.data, section=mi.name):
+            if w.code == _FRAME_SIZE:
+                k, v = struct.unpack("<II", w.body)
+                if k and merc[k - 1].name.startswith("$"):
+                    frame_sizes[merc[k - 1].name] = v
+    # CFA programs
+    cfa: list[bytes] = []
+    ranges: dict[int, int] = {}
+    mf = obj.find_section(".nv.merc.debug_frame")
+    if mf is not None:
+        n = 0
+        for _, _, body in _frame_entries(mf.data):
+            if _is_cie(body):
+                continue
+            prog = body[24:]
+            cfa.append(prog[: cfa_length(prog)])
+            ranges[n] = struct.unpack_from("<Q", body, 16)[0]
+            n += 1
+    facts = MercuryFacts(options, functions, frame_sizes, tuple(cfa), {}, {})
+    # FDE ranges that are not a whole function's Mercury size
+    if mf is not None:
+        derived_ranges = _default_fde_ranges(obj, facts)
+        fde_ranges = {k: v for k, v in ranges.items() if derived_ranges.get(k) != v}
+        facts = attrs.evolve(facts, fde_ranges=fde_ranges)
+    # debug clones that describe the Mercury code
+    debug: dict[str, bytes] = {}
+    for s in obj.sections:
+        if s.mercury and s.clone_of is not None and s.relocs is None and (
+            s.name.startswith(".nv.merc.debug_") or s.name.startswith(".nv.merc.nv_debug_")
+        ):
+            if s.name != ".nv.merc.debug_frame" and s.data != s.clone_of.data:
+                debug[s.name] = s.data
+                if s.name[len(".nv.merc") :] in _LINE_TABLES:
+                    rel = next((r for r in obj.sections if r.mercury and r.relocs is not None and r.clone_of is not None and r.clone_of.info is s.clone_of), None)
+                    if rel is not None:
+                        names = [q.symbol.name for q in sorted(rel.relocs, key=lambda q: q.offset) if q.symbol]
+                        debug[s.name + "#functions"] = "\0".join(names).encode()
+    return attrs.evolve(facts, debug=debug)
+
+
+def _default_fde_ranges(obj: ElfObject, facts: MercuryFacts) -> dict[int, int]:
+    orig = obj.find_section(".debug_frame")
+    if orig is None:
+        return {}
+    rel = _reloc_section_of(obj, orig)
+    func_at = {r.offset: r for r in (rel.relocs or () if rel else ()) if r.symbol is not None and r.symbol.type == STT_FUNC and r.type == 2}
+    out: dict[int, int] = {}
+    n = 0
+    for off, _, body in _frame_entries(orig.data):
+        if _is_cie(body):
+            continue
+        try:
+            out[n] = _fde_range(obj, facts, func_at.get(off + 20), struct.unpack_from("<Q", body, 16)[0])
+        except MercuryError:
+            pass
+        n += 1
+    return out
+
+
+# --- checking a cubin ----------------------------------------------------------------------------
+def _kind(name: str) -> str:
+    for prefix in (
+        ".nv.merc.nv.info.",
+        ".nv.merc.rela.text.",
+        ".nv.merc.nv.constant.entry_image_header_indices.",
+        ".nv.merc.rela.nv.constant.entry_image_header_indices.",
+        ".nv.merc.nv.constant.optimizer.",
+        ".nv.merc.rela.nv.constant.optimizer.",
+        ".nv.merc.nv_debug_ptx_txt",
+    ):
+        if name.startswith(prefix):
+            return prefix + "<f>" if prefix.endswith(".") else prefix
+    return name
+
+
+def check_cubin(obj: ElfObject, facts: MercuryFacts | None = None) -> dict[str, tuple[str, bool, str]]:
+    """Derive every Mercury clone of ``obj`` from its originals and ``facts`` (default: the
+    leaves read from ``obj`` itself) and compare with the file. Returns, per clone name,
+    (kind, exact, reason) where reason says why a clone was not derived."""
+    if facts is None:
+        facts = facts_from_cubin(obj)
+    out: dict[str, tuple[str, bool, str]] = {}
+    merc_symbols: list[Symbol] = []
+    try:
+        merc_symbols = derive_merc_symbols(obj, facts)
+        want = [(_sym_key(y)) for y in obj.merc_symbols]
+        got = [(_sym_key(y)) for y in merc_symbols]
+        why = "" if want == got else _first_diff(want, got)
+        out[".nv.merc.symtab"] = (".nv.merc.symtab", want == got, why)
+    except MercuryError as exc:
+        out[".nv.merc.symtab"] = (".nv.merc.symtab", False, str(exc))
+    for s in obj.sections:
+        if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
+            continue
+        kind = _kind(s.name)
+        try:
+            if s.relocs is not None:
+                got_r = derive_merc_relocations(obj, s, facts, merc_symbols or obj.merc_symbols)
+                index = {id(y): i for i, y in enumerate(obj.merc_symbols, start=1)}
+                want_r = [(r.offset, index[id(r.symbol)] if r.symbol else 0, r.type, r.addend or 0) for r in s.relocs]
+                ok = got_r == want_r
+                out[s.name] = (kind, ok, "" if ok else _first_diff(want_r, got_r))
+            elif s.name.startswith(".nv.merc.nv.info"):
+                assert s.clone_of is not None
+                data = derive_merc_info(obj, s.clone_of, facts)
+                out[s.name] = (kind, data == s.data, "" if data == s.data else _byte_diff(s.data, data))
+            else:
+                data = derive_merc_data(obj, s, facts)
+                out[s.name] = (kind, data == s.data, "" if data == s.data else _byte_diff(s.data, data))
+        except MercuryError as exc:
+            out[s.name] = (kind, False, str(exc))
+    return out
+
+
+def _sym_key(y: Symbol) -> tuple[object, ...]:
+    return (id(y.name_slot) if y.name_slot is not None else None, y.info, y.other, id(y.section) if y.section is not None else y.shndx, y.value, y.size)
+
+
+def _first_diff(want: Sequence[object], got: Sequence[object]) -> str:
+    if len(want) != len(got):
+        return f"{len(got)} entries, file has {len(want)}"
+    for k, (a, b) in enumerate(zip(want, got)):
+        if a != b:
+            return f"entry {k}: derived {b!r}, file {a!r}"
+    return ""
+
+
+def _byte_diff(want: bytes, got: bytes) -> str:
+    if len(want) != len(got):
+        return f"{len(got)} bytes, file has {len(want)}"
+    k = next(i for i, (a, b) in enumerate(zip(want, got)) if a != b)
+    return f"first difference at byte {k:#x}"
