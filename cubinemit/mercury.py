@@ -215,8 +215,12 @@ class MercuryFacts:
     * ``cfa``: the CFA instruction bytes (without DW_CFA_nop padding) of each FDE of
       ``.nv.merc.debug_frame``, in order; ``fde_ranges`` their address_range where an FDE covers
       less than a whole function (keyed by FDE ordinal).
-    * ``debug``: bytes of debug clones that describe the Mercury code itself (line tables,
-      register maps under ``-g``/``-lineinfo``), by clone name.
+    * ``lines``: the rows of a Mercury line table (``.nv.merc.debug_line``,
+      ``.nv.merc.nv_debug_line_sass``) that differs from its original, as line events
+      (:func:`decode_line_events`, with each sequence's function named), by clone name; the
+      header and the encoding are the original's (:func:`encode_line_events`).
+    * ``debug``: bytes of debug clones that describe the Mercury code itself and have no
+      derivation (the ``-g`` register maps ``.nv.merc.nv_debug_info_reg_sass/_type``), by name.
     """
 
     finalizer_options: bytes | None = None
@@ -224,6 +228,7 @@ class MercuryFacts:
     frame_sizes: Mapping[str, int] = attrs.field(factory=dict)
     cfa: tuple[bytes, ...] = ()
     fde_ranges: Mapping[int, int] = attrs.field(factory=dict)
+    lines: Mapping[str, tuple[tuple[object, ...], ...]] = attrs.field(factory=dict)
     debug: Mapping[str, bytes] = attrs.field(factory=dict)
 
     def pc(self, func: str, offset: int) -> int:
@@ -508,19 +513,56 @@ def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> byt
     if orig is None:
         raise MercuryError(f"{clone.name} has no original")
     name = clone.name
+    if name in facts.lines:
+        hdr, _ = decode_line_events(orig.data)
+        return encode_line_events(hdr, facts.lines[name])
     if name in facts.debug:
         return facts.debug[name]
     if name == ".nv.merc.debug_frame":
         return derive_merc_debug_frame(obj, facts)[0]
     if name == ".nv.merc.nv.shared.reserved.0":
-        size = orig.size - (_EXEC_SMEM_WINDOW if obj.e_type == ET_EXEC else 0)
-        return bytes(max(size, 0))
+        return _reserved_smem(obj, orig)
     if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
         start = _index_area(obj, orig)
         return orig.data[start:]
     if name.startswith(".nv.merc.nv.constant.optimizer."):
         return _optimizer_relocs(obj, orig, facts)[0]
     return orig.data
+
+
+def _late_phase_offset(obj: ElfObject) -> int:
+    """Offset in .shstrtab of the first name ptxas creates after its per-function phase: a late
+    ``.nv.constant0.<f>`` parameter bank, else the first ``.nv.capmerc.*`` / ``.nv.merc.*``."""
+    targeted = {id(s.info) for s in obj.sections if s.relocs is not None and not s.mercury and isinstance(s.info, Section)}
+    late = {s.name for s in obj.sections if s.name.startswith(".nv.constant0.") and not s.mercury and id(s) not in targeted}
+    pos = 0
+    for slot in obj.shstrtab.slots:
+        if slot.text in late or slot.text.startswith((".nv.capmerc.", ".nv.merc.")):
+            return pos
+        pos += slot.size
+    raise MercuryError("no late section name in .shstrtab")
+
+
+def _reserved_smem(obj: ElfObject, orig: Section) -> bytes:
+    """``.nv.merc.nv.shared.reserved.0``: the original size without the EXEC window (0x40 bytes
+    that Mercury does not have), zero bytes; where the gb10b WAR variable exists (sm_110), two
+    descriptors follow the first 0x40 bytes:
+
+    * 0x40: u32 {1, 3, 0, 0, 0, 0, 0x40, 0, L, 0, 0, 0, 1, 0, 0, 0} for the gb10b WAR variable,
+    * 0x80: u32 {0xb, 3, 0, 0, 0, 0, L + 0x40, 0} for the tcgen05 partition, if present,
+
+    where L is the .shstrtab offset of the first name created after the per-function phase
+    (:func:`_late_phase_offset`). Fitted on sm_110/sm_110a (L matches in every cubin; its
+    meaning is unknown)."""
+    size = orig.size - (_EXEC_SMEM_WINDOW if obj.e_type == ET_EXEC else 0)
+    data = bytearray(max(size, 0))
+    names = {y.name for y in obj.symbols if y.section is orig}
+    if "__nv_reservedSMEM_gb10b_war_var" in names and len(data) >= 0x80:
+        mark = _late_phase_offset(obj)
+        struct.pack_into("<16I", data, 0x40, 1, 3, 0, 0, 0, 0, 0x40, 0, mark, 0, 0, 0, 1, 0, 0, 0)
+        if "__nv_reservedSMEM_tcgen05_partition" in names and len(data) >= 0xA0:
+            struct.pack_into("<8I", data, 0x80, 0xB, 3, 0, 0, 0, 0, mark + 0x40, 0)
+    return bytes(data)
 
 
 def _reloc_section_of(obj: ElfObject, target: Section) -> Section | None:
@@ -740,10 +782,18 @@ def derive_merc_relocations(
     if tname.startswith(".nv.constant0."):
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
-    if tname in _LINE_TABLES and merc_rela.name[len(".nv.merc.rela") :] in facts.debug or (
-        ".nv.merc" + tname in facts.debug
-    ):
-        return _line_table_relocs(obj, tname, facts, idx)
+    if tname in _LINE_TABLES and ".nv.merc" + tname in facts.lines:
+        by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
+        events = facts.lines[".nv.merc" + tname]
+        hdr, _ = decode_line_events(target.data)
+        data = encode_line_events(hdr, events)
+        funcs = [by_name[str(ev[1])] for ev in events if ev[0] == "seq"]
+        positions = _set_address_positions(data)
+        if len(positions) != len(funcs):
+            raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} functions")
+        rel = [(p, idx(f), _M["ABS64"], 0) for p, f in zip(positions, funcs)]
+        rel.sort(key=lambda e: -e[0])
+        return rel
     for r in orig.relocs:
         addend = r.addend or 0
         if r.symbol is not None and r.symbol.type == STT_FUNC and addend:
@@ -756,27 +806,6 @@ def _func_owner(sym: Symbol) -> str:
     if sym.section is not None and sym.section.name.startswith(".text."):
         return _text_owner(sym.section)
     return sym.name
-
-
-def _line_table_relocs(obj: ElfObject, tname: str, facts: MercuryFacts, idx: Callable[[Symbol | None], int]) -> list[tuple[int, int, int, int]]:
-    """Relocations of a Mercury line table: one ABS64 per DW_LNE_set_address, against the
-    function whose sequence it opens, in descending offset order. The sequences' functions are
-    found through the Mercury line table's own order (a leaf) matched to the original's."""
-    data = facts.debug[".nv.merc" + tname]
-    orig_rel = _reloc_section_of(obj, obj.section(tname))
-    assert orig_rel is not None
-    funcs = [r.symbol for r in sorted(orig_rel.relocs, key=lambda r: r.offset)]
-    positions = _set_address_positions(data)
-    order = facts.debug.get(".nv.merc" + tname + "#functions")
-    if order is not None:
-        names = order.decode().split("\0")
-        by = {y.name: y for y in funcs if y is not None}
-        funcs = [by[n] for n in names]
-    if len(positions) != len(funcs):
-        raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} relocations")
-    out = [(p, idx(f), _M["ABS64"], 0) for p, f in zip(positions, funcs)]
-    out.sort(key=lambda e: -e[0])
-    return out
 
 
 def _set_address_positions(data: bytes) -> list[int]:
@@ -808,6 +837,180 @@ def _set_address_positions(data: bytes) -> list[int]:
                     _, p = _uleb(data, p)
         i = end
     return out
+
+
+# --- DWARF line tables ---------------------------------------------------------------------------
+#: A line-table event: ("seq", function) opens a sequence (DW_LNE_set_address, relocated against
+#: the function), ("file", n), ("ext", sub_opcode, body) an extended opcode other than
+#: set_address / end_sequence (the Mercury tables carry NVIDIA's 0x92), ("advance", n) an
+#: advance_pc written right after such an opcode (not part of a row), ("row", address, line)
+#: appends a row, ("end", address) closes the sequence.
+LineEvent = tuple
+
+
+def _sleb_bytes(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if (v == 0 and not b & 0x40) or (v == -1 and b & 0x40):
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+
+
+def _uleb_bytes(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _sleb(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                value -= 1 << shift
+            return value, i
+
+
+@attrs.frozen
+class LineHeader:
+    """The fixed part of a DWARF 2 line-table unit (everything after unit_length up to the
+    program), kept as bytes, and the parameters the program encoding depends on."""
+
+    raw: bytes
+    line_base: int
+    line_range: int
+    opcode_base: int
+    std_lengths: tuple[int, ...]
+
+
+def _line_unit(data: bytes) -> tuple[LineHeader, bytes]:
+    (unit_len,) = struct.unpack_from("<I", data, 0)
+    if unit_len == 0xFFFFFFFF or 4 + unit_len != len(data):
+        raise MercuryError("line table is not one 32-bit DWARF unit")
+    (version,) = struct.unpack_from("<H", data, 4)
+    (hdr_len,) = struct.unpack_from("<I", data, 6)
+    if version not in (2, 3) or data[10] != 1:
+        raise MercuryError(f"unsupported line table (version {version}, min_inst {data[10]})")
+    line_base = struct.unpack_from("<b", data, 12)[0]
+    line_range, opcode_base = data[13], data[14]
+    std = tuple(data[15 : 15 + opcode_base - 1])
+    end = 10 + hdr_len
+    return LineHeader(data[4:end], line_base, line_range, opcode_base, std), data[end:]
+
+
+def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
+    """Split a line table (one unit, as ptxas writes them) into header and events."""
+    hdr, prog = _line_unit(data)
+    events: list[LineEvent] = []
+    i = addr = 0
+    line = 1
+    last_event_end = -1
+    while i < len(prog):
+        n_events = len(events)
+        op = prog[i]
+        follows_ext = bool(events) and events[-1][0] == "ext" and last_event_end == i
+        i += 1
+        if op >= hdr.opcode_base:
+            adj = op - hdr.opcode_base
+            addr += adj // hdr.line_range
+            line += hdr.line_base + adj % hdr.line_range
+            events.append(("row", addr, line))
+        elif op == 0:
+            n, j = _uleb(prog, i)
+            sub, body = prog[j], bytes(prog[j + 1 : j + n])
+            i = j + n
+            if sub == 1:
+                events.append(("end", addr))
+                addr, line = 0, 1
+            elif sub == 2:
+                if any(body):
+                    raise MercuryError("DW_LNE_set_address with a stored address")
+                events.append(("seq", None))
+                addr = 0
+            else:
+                events.append(("ext", sub, body))
+        elif op == 1:
+            events.append(("row", addr, line))
+        elif op == 2:
+            v, i = _uleb(prog, i)
+            addr += v
+            if follows_ext:
+                events.append(("advance", v))
+        elif op == 3:
+            v, i = _sleb(prog, i)
+            line += v
+        elif op == 4:
+            v, i = _uleb(prog, i)
+            events.append(("file", v))
+        else:
+            raise MercuryError(f"line opcode {op} not produced by ptxas")
+        if len(events) != n_events:
+            last_event_end = i
+    return hdr, events
+
+
+def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
+    """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
+    opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
+    DW_LNS_copy (even for a zero line step); a row whose steps fit a special opcode is that
+    opcode; any other row is advance_line (omitted for a zero step) + advance_pc + copy; the
+    sequence ends with advance_pc to its end address and DW_LNE_end_sequence. ptxas writes the
+    advance_pc operand as a *signed* LEB128 (0x60 is ``e0 00``), a valid but longer ULEB."""
+    prog = bytearray()
+    addr = 0
+    line = 1
+    for ev in events:
+        kind = ev[0]
+        if kind == "seq":
+            prog += b"\x00\x09\x02" + bytes(8)
+            addr, line = 0, 1
+        elif kind == "file":
+            prog += b"\x04" + _uleb_bytes(ev[1])
+        elif kind == "ext":
+            prog += b"\x00" + _uleb_bytes(len(ev[2]) + 1) + bytes((ev[1],)) + ev[2]
+        elif kind == "row":
+            da, dl = ev[1] - addr, ev[2] - line
+            if da < 0:
+                raise MercuryError("line rows go backwards")
+            special = None
+            if da and 0 <= dl - hdr.line_base < hdr.line_range:
+                op = (dl - hdr.line_base) + hdr.line_range * da + hdr.opcode_base
+                if op <= 255:
+                    special = op
+            if special is not None:
+                prog.append(special)
+            elif da == 0:
+                prog += b"\x03" + _sleb_bytes(dl) + b"\x01"
+            else:
+                if dl:
+                    prog += b"\x03" + _sleb_bytes(dl)
+                prog += b"\x02" + _sleb_bytes(da) + b"\x01"
+            addr, line = ev[1], ev[2]
+        elif kind == "advance":
+            prog += b"\x02" + _sleb_bytes(ev[1])
+            addr += ev[1]
+        elif kind == "end":
+            if ev[1] != addr:
+                prog += b"\x02" + _sleb_bytes(ev[1] - addr)
+            prog += b"\x00\x01\x01"
+            addr, line = 0, 1
+        else:
+            raise MercuryError(f"unknown line event {kind!r}")
+    body = hdr.raw + bytes(prog)
+    return struct.pack("<I", len(body)) + body
 
 
 # --- capsule header ----------------------------------------------------------------------------
@@ -976,18 +1179,30 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
         facts = attrs.evolve(facts, fde_ranges=fde_ranges)
     # debug clones that describe the Mercury code
     debug: dict[str, bytes] = {}
+    lines: dict[str, tuple[tuple[object, ...], ...]] = {}
     for s in obj.sections:
         if s.mercury and s.clone_of is not None and s.relocs is None and (
             s.name.startswith(".nv.merc.debug_") or s.name.startswith(".nv.merc.nv_debug_")
         ):
-            if s.name != ".nv.merc.debug_frame" and s.data != s.clone_of.data:
+            if s.name == ".nv.merc.debug_frame" or s.data == s.clone_of.data:
+                continue
+            if s.name[len(".nv.merc") :] in _LINE_TABLES:
+                rel = next((r for r in obj.sections if r.mercury and r.relocs is not None and r.clone_of is not None and r.clone_of.info is s.clone_of), None)
+                names = [q.symbol.name if q.symbol else "" for q in sorted(rel.relocs if rel else (), key=lambda q: q.offset)]
+                _, events = decode_line_events(s.data)
+                named: list[tuple[object, ...]] = []
+                k = 0
+                for ev in events:
+                    if ev[0] == "seq":
+                        if k >= len(names):
+                            raise MercuryError(f"{s.name}: a sequence without a relocation")
+                        ev = ("seq", names[k])
+                        k += 1
+                    named.append(tuple(ev))
+                lines[s.name] = tuple(named)
+            else:
                 debug[s.name] = s.data
-                if s.name[len(".nv.merc") :] in _LINE_TABLES:
-                    rel = next((r for r in obj.sections if r.mercury and r.relocs is not None and r.clone_of is not None and r.clone_of.info is s.clone_of), None)
-                    if rel is not None:
-                        names = [q.symbol.name for q in sorted(rel.relocs, key=lambda q: q.offset) if q.symbol]
-                        debug[s.name + "#functions"] = "\0".join(names).encode()
-    return attrs.evolve(facts, debug=debug)
+    return attrs.evolve(facts, debug=debug, lines=lines)
 
 
 def _default_fde_ranges(obj: ElfObject, facts: MercuryFacts) -> dict[int, int]:
