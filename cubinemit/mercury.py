@@ -52,16 +52,12 @@ import attrs
 
 from .elf.constants import (
     ET_EXEC,
-    ET_REL,
-    STB_GLOBAL,
-    STB_LOCAL,
-    STB_WEAK,
     STT_CUDA_OBJECT,
     STT_FUNC,
     STT_OBJECT,
     STT_SECTION,
 )
-from .elf.model import ElfObject, Relocation, Section, Symbol, final_name
+from .elf.model import ElfObject, Relocation, Section, Symbol
 from .errors import CubinemitError
 from .nvinfo.records import OFFSET_ATTRS
 
@@ -71,8 +67,12 @@ __all__ = [
     "MercuryFacts",
     "MercReloc",
     "FunctionFacts",
+    "CloneCheck",
     "capsule_header",
     "check_cubin",
+    "decode_line_events",
+    "encode_line_events",
+    "rule_cfa",
     "creation_name",
     "derive_merc_data",
     "derive_merc_debug_frame",
@@ -212,24 +212,28 @@ class MercuryFacts:
       function of the ptxas options alone (the same for every target; 9 values in the corpus).
     * ``functions``: :class:`FunctionFacts` by the name of the function owning ``.text.<f>``.
     * ``frame_sizes``: Mercury FRAME_SIZE of the whole-program clones ``$k$f`` in ``.nv.info``.
-    * ``cfa``: the CFA instruction bytes (without DW_CFA_nop padding) of each FDE of
-      ``.nv.merc.debug_frame``, in order; ``fde_ranges`` their address_range where an FDE covers
-      less than a whole function (keyed by FDE ordinal).
+    * ``cfa``: the Mercury CFA program (bytes without DW_CFA_nop padding) of an FDE of
+      ``.nv.merc.debug_frame``, by FDE ordinal, for the FDEs :func:`rule_cfa` cannot derive from
+      the SASS program; ``fde_ranges`` an FDE's address_range where :func:`_fde_range` cannot.
     * ``lines``: the rows of a Mercury line table (``.nv.merc.debug_line``,
       ``.nv.merc.nv_debug_line_sass``) that differs from its original, as line events
       (:func:`decode_line_events`, with each sequence's function named), by clone name; the
       header and the encoding are the original's (:func:`encode_line_events`).
     * ``debug``: bytes of debug clones that describe the Mercury code itself and have no
       derivation (the ``-g`` register maps ``.nv.merc.nv_debug_info_reg_sass/_type``), by name.
+    * ``code_pointers``: in EXEC, the (offset, function) of every initializer word of
+      ``.nv.global.init`` that holds a code address: ptxas resolves them in the SASS bytes and
+      keeps no relocation, so only the PTX initializer (leaf data) knows them.
     """
 
     finalizer_options: bytes | None = None
     functions: Mapping[str, FunctionFacts] = attrs.field(factory=dict)
     frame_sizes: Mapping[str, int] = attrs.field(factory=dict)
-    cfa: tuple[bytes, ...] = ()
+    cfa: Mapping[int, bytes] = attrs.field(factory=dict)
     fde_ranges: Mapping[int, int] = attrs.field(factory=dict)
     lines: Mapping[str, tuple[tuple[object, ...], ...]] = attrs.field(factory=dict)
     debug: Mapping[str, bytes] = attrs.field(factory=dict)
+    code_pointers: Mapping[str, tuple[tuple[int, str], ...]] = attrs.field(factory=dict)
 
     def pc(self, func: str, offset: int) -> int:
         try:
@@ -248,14 +252,16 @@ _CREATED_AS = (
 
 
 def creation_name(section: Section, obj: ElfObject) -> str:
-    """The name ``section`` was created under (the name its Mercury clone carries)."""
-    clone = clone_of(obj, section)
-    if clone is not None and clone.name.startswith(".nv.merc."):
-        return clone.name[len(".nv.merc") :]
+    """The name ``section`` was created under, which its Mercury clone and its section symbol in
+    ``.nv.merc.symtab`` keep: banks 4 and 3 were ``.nv.constant.pic`` / ``.user``, bank 2 of a
+    function ``.nv.constant.optimizer.<f>``, and a bank 0 that carries relocations (texture,
+    surface and sampler indices) ``.nv.constant.entry_image_header_indices.<f>``."""
     name = section.name
     for new, old in _CREATED_AS:
         if name == new or (new.endswith(".") and name.startswith(new)):
             return old + name[len(new) :]
+    if name.startswith(".nv.constant0.") and _reloc_section_of(obj, section) is not None:
+        return ".nv.constant.entry_image_header_indices." + name[len(".nv.constant0.") :]
     return name
 
 
@@ -527,6 +533,11 @@ def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> byt
         return orig.data[start:]
     if name.startswith(".nv.merc.nv.constant.optimizer."):
         return _optimizer_relocs(obj, orig, facts)[0]
+    if orig.name in facts.code_pointers:
+        data = bytearray(orig.data)
+        for off, _ in facts.code_pointers[orig.name]:
+            struct.pack_into("<Q", data, off, 0)
+        return bytes(data)
     return orig.data
 
 
@@ -649,6 +660,92 @@ def _fde_range(obj: ElfObject, facts: MercuryFacts, reloc: Relocation | None, le
     return facts.pc(owner, end) - facts.pc(owner, start)
 
 
+def _cfa_rows(program: bytes, code_align: int) -> list[tuple[int, bytes]] | None:
+    """A CFA program as rows (location, instruction bytes at that location); None if it uses an
+    advance other than DW_CFA_advance_loc4."""
+    rows: list[tuple[int, bytes]] = []
+    loc = 0
+    cur = bytearray()
+    i = 0
+    end = cfa_length(program)
+    started = False
+    while i < end:
+        op = program[i]
+        if op == 0x04:
+            if started or cur:
+                rows.append((loc, bytes(cur)))
+            (d,) = struct.unpack_from("<I", program, i + 1)
+            loc = (loc + d * code_align) & 0xFFFFFFFF
+            cur = bytearray()
+            started = True
+            i += 5
+            continue
+        if op & 0xC0 == 0x40 or op in (0x02, 0x03):
+            return None
+        j = _cfa_op_end(program, i)
+        cur += program[i:j]
+        i = j
+    rows.append((loc, bytes(cur)))
+    return rows
+
+
+def _cfa_op_end(program: bytes, i: int) -> int:
+    """End offset of the CFA instruction at ``i``."""
+    op = program[i]
+    i += 1
+    if op == 0x04:
+        return i + 4
+    if op in (0x0C, 0x05, 0x09):
+        _, i = _uleb(program, i)
+        _, i = _uleb(program, i)
+        return i
+    if op & 0xC0 == 0x80 or op in (0x06, 0x0E, 0x08, 0x07, 0x0D):
+        _, i = _uleb(program, i)
+        return i
+    if op in (0x10, 0x16):
+        _, i = _uleb(program, i)
+        n, i = _uleb(program, i)
+        return i + n
+    if op == 0x0F:
+        n, i = _uleb(program, i)
+        return i + n
+    if op == 0 or op & 0xC0 in (0x40, 0xC0):
+        return i
+    raise MercuryError(f"unknown CFA opcode {op:#x}")
+
+
+def rule_cfa(sass_program: bytes, owner: str, start: int, facts: MercuryFacts) -> bytes:
+    """The Mercury CFA program of an FDE, from its SASS program, where a rule is known.
+
+    * A kernel whose only CFA row is the frame release after its EXIT (SASS: advance to the
+      EXIT E, advance one instruction, def_cfa) becomes: advance 16, advance pc(E), def_cfa,
+      advance -16 (ptxas 13.0.88 writes exactly this; E' = pc(E) is the Mercury EXIT).
+    * An empty program stays empty.
+    * Otherwise, when every SASS row location has a Mercury address, the rows are moved to
+      their Mercury addresses and every row gets its own advance (Mercury writes a zero advance
+      where SASS omits it).
+    Anything else needs the Mercury program as a leaf (MercuryError)."""
+    if cfa_length(sass_program) == 0:
+        return b""
+    rows = _cfa_rows(sass_program, 4)
+    if rows is None:
+        raise MercuryError("SASS CFA program with short advances")
+    if len(rows) == 2 and rows[0][1] == b"" and rows[1][0] == rows[0][0] + 16 and rows[1][1][:1] == b"\x0c":
+        exit_m = facts.pc(owner, start + rows[0][0]) - facts.pc(owner, start)
+        return (
+            b"\x04" + struct.pack("<I", 16) + b"\x04" + struct.pack("<I", exit_m) + rows[1][1]
+            + b"\x04" + struct.pack("<I", (-16) & 0xFFFFFFFF)
+        )
+    out = bytearray()
+    prev = 0
+    base = facts.pc(owner, start)
+    for loc, ops in rows:
+        m = facts.pc(owner, start + loc) - base
+        out += b"\x04" + struct.pack("<I", (m - prev) & 0xFFFFFFFF) + ops
+        prev = m
+    return bytes(out)
+
+
 def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes, dict[int, int]]:
     """``.nv.merc.debug_frame`` bytes, and where each original entry starts in it (original
     offset -> clone offset, to move the relocations).
@@ -667,17 +764,24 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
                 func_at[r.offset] = r
     entries = _frame_entries(orig.data)
     new_at: dict[int, int] = {}
-    pos = fde_no = 0
+    programs: list[bytes] = []
+    pos = 0
     for off, hdr, body in entries:  # where each clone entry lands
         new_at[off] = pos
         if _is_cie(body):
             pos += hdr + len(body)
             continue
-        if fde_no >= len(facts.cfa):
-            raise MercuryError("no Mercury CFA program for an FDE")
-        n = 24 + len(facts.cfa[fde_no])
+        k = len(programs)
+        if k in facts.cfa:
+            prog = facts.cfa[k]
+        else:
+            init = func_at.get(off + 12 + 8)
+            if init is None or init.symbol is None:
+                raise MercuryError(f"FDE at {off:#x} has no function")
+            prog = rule_cfa(body[24:], _func_owner(init.symbol), init.symbol.value + (init.addend or 0), facts)
+        programs.append(prog)
+        n = 24 + len(prog)
         pos += 12 + n + (-(12 + n)) % 8
-        fde_no += 1
     out = bytearray()
     fde_no = 0
     for off, hdr, body in entries:
@@ -700,7 +804,7 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
             if init is None or init.symbol is None:
                 raise MercuryError(f"FDE at {off:#x}: stored location without a function")
             stored = facts.pc(_func_owner(init.symbol), stored)
-        fixed = struct.pack("<QQQ", new_at[cie], stored, rng) + facts.cfa[fde_no]
+        fixed = struct.pack("<QQQ", new_at[cie], stored, rng) + programs[fde_no]
         fixed += bytes((-(12 + len(fixed))) % 8)
         out += struct.pack("<IQ", 0xFFFFFFFF, len(fixed)) + fixed
         fde_no += 1
@@ -716,10 +820,11 @@ def _entry_index(starts: Sequence[int], offset: int) -> int:
     return lo
 
 
-def derive_merc_relocations(
-    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, merc_symbols: Sequence[Symbol]
-) -> list[tuple[int, int, int, int]]:
-    """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend)."""
+def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFacts) -> list[tuple[int, int, int, int]]:
+    """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
+
+    ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
+    a symbol keeps its index."""
     orig = merc_rela.clone_of
     if orig is None or orig.relocs is None:
         raise MercuryError(f"{merc_rela.name} has no original")
@@ -727,15 +832,16 @@ def derive_merc_relocations(
     if not isinstance(target, Section):
         raise MercuryError(f"{orig.name} has no target section")
     main_index = {id(y): i for i, y in enumerate(obj.symbols, start=1)}
+    n_merc = len(obj.symbols) - _late_const0(obj)
     by_name: dict[str, int] = {}
-    for i, y in enumerate(merc_symbols, start=1):
+    for i, y in enumerate(obj.symbols[:n_merc], start=1):
         by_name.setdefault(y.name, i)
 
     def idx(sym: Symbol | None) -> int:
         if sym is None:
             return 0
         i = main_index[id(sym)]
-        if i > len(merc_symbols):
+        if i > n_merc:
             raise MercuryError(f"relocation against {sym.name}, which .nv.merc.symtab lacks")
         return i
 
@@ -779,6 +885,12 @@ def derive_merc_relocations(
     if tname.startswith(".nv.constant2."):
         _, rel = _optimizer_relocs(obj, target, facts)
         return [(o, idx(s), t, a) for o, s, t, a in rel]
+    if tname in facts.code_pointers:
+        by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
+        rel = [(o, idx(by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
+        rel += [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
+        rel.sort(key=lambda e: -e[0])
+        return rel
     if tname.startswith(".nv.constant0."):
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
@@ -1029,10 +1141,6 @@ def _text_sections(obj: ElfObject) -> list[Section]:
     return [s for s in obj.sections if s.name.startswith(".text.") and not s.mercury]
 
 
-def _merc_counterpart(obj: ElfObject, section: Section) -> Section | None:
-    return clone_of(obj, section)
-
-
 class _PcCollector:
     def __init__(self) -> None:
         self.maps: dict[str, dict[int, int]] = {}
@@ -1054,16 +1162,12 @@ def _info_pairs(orig: bytes, merc: bytes, name: str) -> list[tuple[int, int]]:
     pairs: list[tuple[int, int]] = []
     for x, y in zip(a, b):
         if x.code != y.code:
-            raise MercuryError(f"{name}: record {attr_hex(x.code)} against {attr_hex(y.code)}")
+            raise MercuryError(f"{name}: record {x.code:#04x} against {y.code:#04x}")
         pos = _offset_positions(x.code, x.body, x.fmt)
         if pos and len(x.body) == len(y.body):
             for p in pos:
                 pairs.append((struct.unpack_from("<I", x.body, p)[0], struct.unpack_from("<I", y.body, p)[0]))
     return pairs
-
-
-def attr_hex(code: int) -> str:
-    return f"{code:#04x}"
 
 
 def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
@@ -1105,6 +1209,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
             pcs.add(f, y.value, m.value, "symbol")
     # text relocations
     extras: dict[str, list[MercReloc]] = {}
+    pointers: dict[str, tuple[tuple[int, str], ...]] = {}
     for s in obj.sections:
         if not (s.mercury and s.relocs is not None and s.clone_of is not None):
             continue
@@ -1139,6 +1244,11 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
             for q in s.relocs:
                 if q.type == _M["PROG_REL32"]:
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
+        elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):
+            known = {r.offset for r in o.relocs or ()}
+            pointers[target.name] = tuple(
+                sorted((q.offset, q.symbol.name) for q in s.relocs if q.offset not in known and q.symbol is not None)
+            )
         elif len(o.relocs or ()) == len(s.relocs) and target.name not in _LINE_TABLES:
             for r, q in zip(o.relocs or (), s.relocs):
                 if r.symbol is not None and r.symbol.type == STT_FUNC and (r.addend or 0):
@@ -1158,20 +1268,33 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                 k, v = struct.unpack("<II", w.body)
                 if k and merc[k - 1].name.startswith("$"):
                     frame_sizes[merc[k - 1].name] = v
-    # CFA programs
-    cfa: list[bytes] = []
+    # CFA programs the rule does not give
+    cfa: dict[int, bytes] = {}
     ranges: dict[int, int] = {}
     mf = obj.find_section(".nv.merc.debug_frame")
+    facts = MercuryFacts(options, functions, frame_sizes, code_pointers=pointers)
     if mf is not None:
+        merc_fdes = [body for _, _, body in _frame_entries(mf.data) if not _is_cie(body)]
+        orig = obj.section(".debug_frame")
+        rel = _reloc_section_of(obj, orig)
+        func_at = {r.offset: r for r in (rel.relocs or () if rel else ()) if r.symbol is not None and r.symbol.type == STT_FUNC and r.type == 2}
         n = 0
-        for _, _, body in _frame_entries(mf.data):
+        for off, _, body in _frame_entries(orig.data):
             if _is_cie(body):
                 continue
-            prog = body[24:]
-            cfa.append(prog[: cfa_length(prog)])
-            ranges[n] = struct.unpack_from("<Q", body, 16)[0]
+            mprog = merc_fdes[n][24:]
+            mprog = mprog[: cfa_length(mprog)]
+            init = func_at.get(off + 20)
+            try:
+                assert init is not None and init.symbol is not None
+                derived = rule_cfa(body[24:], _func_owner(init.symbol), init.symbol.value + (init.addend or 0), facts)
+            except (MercuryError, AssertionError):
+                derived = None
+            if derived != mprog:
+                cfa[n] = mprog
+            ranges[n] = struct.unpack_from("<Q", merc_fdes[n], 16)[0]
             n += 1
-    facts = MercuryFacts(options, functions, frame_sizes, tuple(cfa), {}, {})
+    facts = attrs.evolve(facts, cfa=cfa)
     # FDE ranges that are not a whole function's Mercury size
     if mf is not None:
         derived_ranges = _default_fde_ranges(obj, facts)
@@ -1240,42 +1363,71 @@ def _kind(name: str) -> str:
     return name
 
 
-def check_cubin(obj: ElfObject, facts: MercuryFacts | None = None) -> dict[str, tuple[str, bool, str]]:
-    """Derive every Mercury clone of ``obj`` from its originals and ``facts`` (default: the
-    leaves read from ``obj`` itself) and compare with the file. Returns, per clone name,
-    (kind, exact, reason) where reason says why a clone was not derived."""
+@attrs.frozen
+class CloneCheck:
+    """The outcome of deriving one Mercury clone: ``exact`` when the derived bytes (or
+    relocation entries, or symbols) equal the file's; ``tier`` says what it took: ``"rule"``
+    (the originals alone), ``"rule+leaf"`` (the originals and Mercury leaf facts), ``"leaf"``
+    (the clone's bytes are themselves a leaf); ``reason`` says why a clone was not derived."""
+
+    name: str
+    kind: str
+    exact: bool
+    tier: str
+    reason: str = ""
+
+
+def _derive_one(obj: ElfObject, s: Section | None, facts: MercuryFacts) -> object:
+    """What :func:`check_cubin` compares for one clone (``s`` None: .nv.merc.symtab)."""
+    if s is None:
+        return [_sym_key(y) for y in derive_merc_symbols(obj, facts)]
+    if s.relocs is not None:
+        return derive_merc_relocations(obj, s, facts)
+    if s.name.startswith(".nv.merc.nv.info"):
+        assert s.clone_of is not None
+        return derive_merc_info(obj, s.clone_of, facts)
+    return derive_merc_data(obj, s, facts)
+
+
+def _actual_one(obj: ElfObject, s: Section | None) -> object:
+    if s is None:
+        return [_sym_key(y) for y in obj.merc_symbols]
+    if s.relocs is not None:
+        index = {id(y): i for i, y in enumerate(obj.merc_symbols, start=1)}
+        return [(r.offset, index[id(r.symbol)] if r.symbol else 0, r.type, r.addend or 0) for r in s.relocs]
+    return s.data
+
+
+def check_cubin(obj: ElfObject, facts: MercuryFacts | None = None) -> list[CloneCheck]:
+    """Derive every Mercury clone of ``obj`` (and ``.nv.merc.symtab``) from its originals and
+    ``facts`` (default: the leaves read from ``obj`` itself, :func:`facts_from_cubin`) and
+    compare with the file, clone by clone. Each clone is derived a second time with no leaf at
+    all to tell the clones the rules alone give from those that need Mercury facts."""
     if facts is None:
         facts = facts_from_cubin(obj)
-    out: dict[str, tuple[str, bool, str]] = {}
-    merc_symbols: list[Symbol] = []
-    try:
-        merc_symbols = derive_merc_symbols(obj, facts)
-        want = [(_sym_key(y)) for y in obj.merc_symbols]
-        got = [(_sym_key(y)) for y in merc_symbols]
-        why = "" if want == got else _first_diff(want, got)
-        out[".nv.merc.symtab"] = (".nv.merc.symtab", want == got, why)
-    except MercuryError as exc:
-        out[".nv.merc.symtab"] = (".nv.merc.symtab", False, str(exc))
-    for s in obj.sections:
-        if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
-            continue
-        kind = _kind(s.name)
+    empty = MercuryFacts()
+    targets: list[Section | None] = [None]
+    targets += [s for s in obj.sections if s.mercury and not s.name.startswith(".nv.capmerc.") and s.name != ".nv.merc.symtab"]
+    out: list[CloneCheck] = []
+    for s in targets:
+        name = ".nv.merc.symtab" if s is None else s.name
+        kind = _kind(name)
+        want = _actual_one(obj, s)
         try:
-            if s.relocs is not None:
-                got_r = derive_merc_relocations(obj, s, facts, merc_symbols or obj.merc_symbols)
-                index = {id(y): i for i, y in enumerate(obj.merc_symbols, start=1)}
-                want_r = [(r.offset, index[id(r.symbol)] if r.symbol else 0, r.type, r.addend or 0) for r in s.relocs]
-                ok = got_r == want_r
-                out[s.name] = (kind, ok, "" if ok else _first_diff(want_r, got_r))
-            elif s.name.startswith(".nv.merc.nv.info"):
-                assert s.clone_of is not None
-                data = derive_merc_info(obj, s.clone_of, facts)
-                out[s.name] = (kind, data == s.data, "" if data == s.data else _byte_diff(s.data, data))
-            else:
-                data = derive_merc_data(obj, s, facts)
-                out[s.name] = (kind, data == s.data, "" if data == s.data else _byte_diff(s.data, data))
+            got = _derive_one(obj, s, facts)
         except MercuryError as exc:
-            out[s.name] = (kind, False, str(exc))
+            out.append(CloneCheck(name, kind, False, "rule+leaf", str(exc)))
+            continue
+        exact = got == want
+        reason = "" if exact else (_byte_diff(want, got) if isinstance(want, bytes) else _first_diff(want, got))  # type: ignore[arg-type]
+        if name in facts.debug:
+            tier = "leaf"
+        else:
+            try:
+                tier = "rule" if _derive_one(obj, s, empty) == want else "rule+leaf"
+            except MercuryError:
+                tier = "rule+leaf"
+        out.append(CloneCheck(name, kind, exact, tier, reason))
     return out
 
 
