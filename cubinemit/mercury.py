@@ -18,29 +18,51 @@ originals and the leaves; :func:`check_cubin` compares the result with the file 
 
 Rules (ptxas 13.0.88, measured on the probe corpus on sm_100/100a/103/110/120/121):
 
-* ``.nv.merc.symtab`` = ``.symtab`` without the late ``.nv.constant0.<f>`` section symbols, with
-  st_shndx moved to the clone of the section (``.text.<f>`` -> ``.nv.capmerc.text.<f>``; a section
-  without clone keeps its index), renamed banks' section symbols under their creation names,
-  variables typed REL-style (STT_CUDA_OBJECT with the memory-space bits in st_other, also in
-  EXEC), the reserved-SMEM symbols at value 0, shared variables without the ``-g`` debugger window,
-  and function st_size / clone st_value in Mercury terms (leaves).
-* ``.nv.merc.nv.info``: the original, with FRAME_SIZE of whole-program clones ``$k$f`` taken from
-  the Mercury code (leaf).
-* ``.nv.merc.nv.info.<f>``: the original without CBANK_PARAM_SIZE, PARAM_CBANK, SW_WAR and the
-  BINDLESS_*_BANK records, MERCURY_FINALIZER_OPTIONS (leaf, one per module) inserted after
-  CUDA_API_VERSION, every instruction offset mapped to its Mercury address (leaf map).
-* ``.nv.merc.rela.*``: every relocation re-typed to R_MERCURY (:func:`mercury_reloc_type`), its
-  offset moved to the clone's layout, code addends mapped to Mercury addresses; Mercury-only
-  relocations of the code are leaves.
+* ``.nv.merc.symtab`` = ``.symtab`` without the trailing late ``.nv.constant0.<f>`` section
+  symbols (so every kept symbol keeps its index), with st_shndx moved to the section's clone
+  (``.text.<f>`` -> ``.nv.capmerc.text.<f>``; a section without clone keeps its index);
+  renamed banks' section symbols named by their creation strings (:func:`creation_name`);
+  defined variables typed REL-style even in EXEC (STT_CUDA_OBJECT, st_other |= 0x80 constant,
+  0x20 global, 0x40 shared, 0xa0 reserved shared); undefined ``.nv.reservedSmem.*`` at 0 and the
+  symbols defined in ``.nv.shared.reserved.0`` without the 0x40-byte EXEC window; under EXEC -g
+  shared variables without the 0x400-byte debugger window; function st_size and whole-program
+  clone st_value in Mercury terms (leaves).
+* ``.nv.merc.nv.info``: the original bytes, FRAME_SIZE of some whole-program clones excepted.
+* ``.nv.merc.nv.info.<f>``: the original without CBANK_PARAM_SIZE, PARAM_CBANK, SW_WAR,
+  BINDLESS_TEXTURE_BANK and BINDLESS_SURFACE_BANK; MERCURY_FINALIZER_OPTIONS inserted right after
+  CUDA_API_VERSION; every instruction offset (the OFFSET_ATTRS lists, MBARRIER, ANNOTATIONS,
+  INDIRECT_BRANCH_TARGETS, ATOM16_EMUL_INSTR_REG_MAP) mapped to its Mercury address; symbol
+  indices unchanged.
+* ``.nv.merc.rela.*``: same order and symbols as the original, types per
+  :func:`mercury_reloc_type`; code: offset = Mercury address of the instruction + the field's
+  position in the Mercury instruction (+8 call target, +12 immediates), return-address addends
+  mapped; ``.debug_frame``: offsets moved with their FDE, CIE pointers to the CIE's new offset,
+  code addends mapped; line tables: one ABS64 per sequence, descending offsets; texture banks:
+  offsets relative to the index area; jump tables and function-address tables: see
+  :func:`_optimizer_relocs`; plus the Mercury-only code relocations (leaf).
 * data clones: ``.nv.merc.nv.constant.pic/.user`` and ``.nv.merc.nv.global.init`` are the
-  original bytes; ``.nv.merc.nv.shared.reserved.0`` is zero bytes, the original size less the
-  0x40-byte EXEC window; ``.nv.merc.nv.constant.entry_image_header_indices.<f>`` is the texture
-  index tail of the bank; ``.nv.merc.nv.constant.optimizer.<f>`` is the bank with its code
-  addresses zeroed and turned into relocations.
-* ``.nv.merc.debug_frame``: the CIEs with code alignment factor 1, FDE ranges in Mercury bytes
-  (leaf: Mercury size), CFA programs of the Mercury code (leaf).
-* other debug clones: the original bytes where the content has no code address; line tables of
-  the Mercury code are leaves.
+  original bytes (EXEC code pointers zeroed, see ``code_pointers``);
+  ``.nv.merc.nv.shared.reserved.0`` is :func:`_reserved_smem`;
+  ``.nv.merc.nv.constant.entry_image_header_indices.<f>`` is the bank from its first relocated
+  word on; ``.nv.merc.nv.constant.optimizer.<f>`` is the bank with its code addresses zeroed.
+* ``.nv.merc.debug_frame``: :func:`derive_merc_debug_frame` (CIEs with code alignment 1, FDE
+  ranges in Mercury bytes, CFA programs by :func:`rule_cfa` or leaf).
+* line tables (``.nv.merc.debug_line``, ``.nv.merc.nv_debug_line_sass``): the original's header
+  and ptxas's encoder (:func:`encode_line_events`, exact on every SASS and Mercury table) over the
+  Mercury rows (leaf) where they differ from the original.
+* ``.nv.merc.debug_abbrev/info/loc/macinfo`` and ``.nv.merc.nv_debug_ptx_txt``: the original
+  bytes (their code addresses live in the relocations).
+
+Leaves (:class:`MercuryFacts`): everything that describes the Mercury instruction stream, which
+the SASS does not determine (the Mercury code of a function is longer than its SASS, by 0 to 40+
+instructions, with its own scheduling, frames and line attribution): per ``.text.<f>`` the
+Mercury address of each SASS instruction that metadata names, the Mercury st_size of each
+function, the Mercury-only code relocations; per FDE the Mercury CFA program (when no rule
+gives it); Mercury line rows and ``-g`` register maps; Mercury FRAME_SIZE of some clones; the
+finalizer options payload (a function of the ptxas options only); EXEC function-pointer
+initializers (PTX data). They are the information the capsule ``.nv.capmerc.text.<f>`` stands
+for; only its header is understood here (:func:`capsule_header`: u32 header index of
+``.text.<f>``, u32 0xC0000001, u32 instruction count), so they cannot yet be computed from it.
 """
 
 from __future__ import annotations
@@ -211,7 +233,8 @@ class MercuryFacts:
     * ``finalizer_options``: the MERCURY_FINALIZER_OPTIONS (0x5a) payload. One per module, a
       function of the ptxas options alone (the same for every target; 9 values in the corpus).
     * ``functions``: :class:`FunctionFacts` by the name of the function owning ``.text.<f>``.
-    * ``frame_sizes``: Mercury FRAME_SIZE of the whole-program clones ``$k$f`` in ``.nv.info``.
+    * ``frame_sizes``: the Mercury FRAME_SIZE of a function whose SASS one differs (only
+      whole-program clones ``$k$f`` of address-taken or recursive functions, in the corpus).
     * ``cfa``: the Mercury CFA program (bytes without DW_CFA_nop padding) of an FDE of
       ``.nv.merc.debug_frame``, by FDE ordinal, for the FDEs :func:`rule_cfa` cannot derive from
       the SASS program; ``fde_ranges`` an FDE's address_range where :func:`_fde_range` cannot.
@@ -885,9 +908,9 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
     if tname.startswith(".nv.constant2."):
         _, rel = _optimizer_relocs(obj, target, facts)
         return [(o, idx(s), t, a) for o, s, t, a in rel]
+    funcs_by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
     if tname in facts.code_pointers:
-        by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
-        rel = [(o, idx(by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
+        rel = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
         rel += [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
         rel.sort(key=lambda e: -e[0])
         return rel
@@ -895,11 +918,10 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
     if tname in _LINE_TABLES and ".nv.merc" + tname in facts.lines:
-        by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
         events = facts.lines[".nv.merc" + tname]
         hdr, _ = decode_line_events(target.data)
         data = encode_line_events(hdr, events)
-        funcs = [by_name[str(ev[1])] for ev in events if ev[0] == "seq"]
+        funcs = [funcs_by_name[str(ev[1])] for ev in events if ev[0] == "seq"]
         positions = _set_address_positions(data)
         if len(positions) != len(funcs):
             raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} functions")
@@ -1262,11 +1284,16 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     # frame sizes of whole-program clones
     frame_sizes: dict[str, int] = {}
     mi = obj.find_section(".nv.merc.nv.info")
-    if mi is not None:
+    if mi is not None and mi.clone_of is not None:
+        sass_frames = {}
+        for w in iter_wire_records(mi.clone_of.data, section=mi.clone_of.name):
+            if w.code == _FRAME_SIZE:
+                k, v = struct.unpack("<II", w.body)
+                sass_frames[k] = v
         for w in iter_wire_records(mi.data, section=mi.name):
             if w.code == _FRAME_SIZE:
                 k, v = struct.unpack("<II", w.body)
-                if k and merc[k - 1].name.startswith("$"):
+                if k and sass_frames.get(k) != v:
                     frame_sizes[merc[k - 1].name] = v
     # CFA programs the rule does not give
     cfa: dict[int, bytes] = {}
