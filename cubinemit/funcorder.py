@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import attrs
 
@@ -84,6 +84,7 @@ from .errors import ModelError
 from .nvinfo.callgraph import CallEdge, CallGraph, FunctionMark, Prototype
 
 Linkage = Literal["visible", "weak", "static", "extern", "builtin"]
+_Finish = Callable[..., "list[PtxFunction] | None"]
 LINKAGES: tuple[str, ...] = get_args(Linkage)
 
 #: Instructions for which ptxas 13.0.88 calls an injected builtin (sm_75 .. sm_120, -c and -g).
@@ -172,8 +173,9 @@ def _names(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _params(values: Iterable[Param]) -> tuple[Param, ...]:
-    return tuple(v if isinstance(v, Param) else Param(**v) for v in values)  # type: ignore[arg-type]
+def _params(values: Iterable[Param | dict[str, Any]]) -> tuple[Param, ...]:
+    """Params as given, or from their JSON form (``{"type": "b8", "count": 12}``)."""
+    return tuple(v if isinstance(v, Param) else Param(**v) for v in values)
 
 
 @attrs.frozen
@@ -795,5 +797,3 @@ def _creations(
                 if [n for n in g if n in set(takers_g)] == takers_g:
                     yield trial
 
-
-_Finish = Callable[[Sequence[str]], "list[PtxFunction] | None"]

@@ -8,7 +8,6 @@ cubin); the cubins are only compared with.
 from __future__ import annotations
 
 import re
-import struct
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -149,7 +148,7 @@ class Facts:
         self.func_symbols = [s.name for s in lay.symbols if s.info & 0xF == 2]
         self.callgraph: CallGraph | None = None
         self.prototypes: list[Prototype] | None = None
-        strtab = _section_bytes(data, ".strtab")
+        strtab = lay.contents[id(next(s for s in lay.order if s.name == ".strtab"))]
         for s in lay.order:
             if s.name == ".nv.callgraph":
                 self.callgraph = decode_callgraph(s.data, symbol_name=names.__getitem__)
@@ -164,18 +163,6 @@ class Facts:
         """Symbol creation order as far as the cubin tells: address-taken list, prototypes."""
         taken = [m.function for m in self.callgraph.address_taken] if self.callgraph else []
         return list(dict.fromkeys(taken + [p.symbol for p in self.prototypes or []]))
-
-
-def _section_bytes(data: bytes, wanted: str) -> bytes:
-    (shoff,) = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    heads = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    shstr = heads[shstrndx]
-    names = data[shstr[4] : shstr[4] + shstr[5]]
-    for h in heads:
-        if names[h[0] : names.index(b"\0", h[0])].decode() == wanted:
-            return data[h[4] : h[4] + h[5]]
-    raise KeyError(wanted)
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,6 +204,15 @@ def _own_modes(ptx: Path) -> list[str]:
     return m.group(1).split() if m else list(MODES)
 
 
+def _own_combos(ptx: Path, modes: list[str]) -> list[str]:
+    m = re.search(r"^// combos: (.*)$", ptx.read_text(), re.M)
+    if m:
+        return m.group(1).split()
+    if modes == ["c"]:  # externs: relocatable only
+        return [c for c in COMBOS if c.startswith("c+")]
+    return list(COMBOS)
+
+
 @lru_cache(maxsize=None)
 def probe_jobs() -> dict[str, list[tuple[str, str]]]:
     """probe stem -> (target, mode) pairs: the corpus with its manifest modes, the funcorder probes
@@ -226,9 +222,7 @@ def probe_jobs() -> dict[str, list[tuple[str, str]]]:
         jobs[p["name"]] = [(t, m) for t in TARGETS for m in p["modes"] if m in MODES]
     for ptx in sorted(OWN.glob("*.ptx")):
         modes = _own_modes(ptx)
-        combos = [c for c in COMBOS if "c" in modes or not c.startswith("c")]
-        if modes == ["c"]:
-            combos = [c for c in COMBOS if c.startswith("c")]
+        combos = _own_combos(ptx, modes)
         jobs[ptx.stem] = [(t, m) for t in TARGETS for m in modes] + [("sm_90", c) for c in combos]
     return jobs
 
