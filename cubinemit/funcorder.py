@@ -26,7 +26,8 @@ Rules (ptxas 13.0.88, every target; measured, see tests/test_funcorder.py):
 Let *G* be the non-static functions (visible, weak, extern, builtin, kernels included) in creation
 order followed by the static ones (``.func``/``.entry`` without ``.visible``/``.weak``/``.extern``)
 in creation order. Let *X* be the address-taken functions, in order of first address-taking when
-the takers are walked in *G* order (each taker's own targets in PTX order).
+the functions are walked in *G* order (each one's address uses in code order, see
+:attr:`PtxFunction.address_uses`).
 
 * **whole program** (EXEC without ``-g``: default, ``-lineinfo``, ``-O0``): only kernels get a
   ``.text`` (device functions are cloned into their callers). Order: kernels in reverse creation
@@ -202,7 +203,13 @@ class PtxFunction:
     duplicates. ``call_sites``: every call site in order, duplicates kept; only whole-program
     ``.nv.callgraph`` edges to externs need it (left empty, ``calls`` stands for it).
     ``address_taken``: every taking of a function's address in the body, in PTX
-    order, duplicates kept (``mov.u64 %rd1, f;`` twice is ``("f", "f")``). ``params`` and
+    order, duplicates kept (``mov.u64 %rd1, f;`` twice is ``("f", "f")``); a module variable
+    whose initializer holds function addresses (``.global .u64 tbl[2] = {f, g};``) counts as
+    taking them, in initializer order, in the first function body of the PTX that references it
+    (and in no other). ``address_uses``: the function addresses the body's code uses, in code
+    order: its own takings and the contents of every table it references, whether the table's
+    takings went to it or not; it orders *X* only, and defaults to ``address_taken``. Code order
+    is the order of the final code (after scheduling), which the PTX order only approximates. ``params`` and
     ``returns``: only needed for :func:`prototypes` (builtins use :data:`BUILTIN_SIGNATURE`).
     """
 
@@ -213,6 +220,7 @@ class PtxFunction:
     address_taken: tuple[str, ...] = attrs.field(default=(), converter=_names)
     has_indirect_call: bool = False
     call_sites: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    address_uses: tuple[str, ...] = attrs.field(default=(), converter=_names)
     params: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     returns: tuple[Param, ...] = attrs.field(default=(), converter=_params)
 
@@ -306,13 +314,17 @@ def _table(functions: Sequence[PtxFunction]) -> dict[str, PtxFunction]:
             raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
         if f.call_sites and _first(f.call_sites) != list(f.calls):
             raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
-        for what, refs in (("calls", f.calls), ("takes the address of", f.address_taken)):
+        for what, refs in (
+            ("calls", f.calls),
+            ("takes the address of", f.address_taken),
+            ("uses the address of", f.address_uses),
+        ):
             for r in refs:
                 if r not in table:
                     raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
         if f.is_kernel and f.linkage in ("extern", "builtin"):
             raise ModelError(f"kernel {f.name!r} cannot have linkage {f.linkage!r}")
-        if f.linkage == "extern" and (f.calls or f.address_taken or f.has_indirect_call):
+        if f.linkage == "extern" and (f.calls or f.address_taken or f.address_uses or f.has_indirect_call):
             raise ModelError(f"extern function {f.name!r} has no body")
     for f in functions:
         for r in f.calls:
@@ -335,9 +347,13 @@ def g_order(functions: Sequence[PtxFunction]) -> list[str]:
 
 
 def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
-    """*X*: address-taken functions by first taking, takers walked in *G* order."""
+    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G* order."""
     table = _table(functions)
-    return _first(t for name in g_order(functions) for t in table[name].address_taken)
+    return _first(t for name in g_order(functions) for t in _uses(table[name]))
+
+
+def _uses(f: PtxFunction) -> tuple[str, ...]:
+    return f.address_uses or f.address_taken
 
 
 def _has_text(f: PtxFunction, mode: Mode) -> bool:
@@ -695,12 +711,12 @@ def _inverse_dfs(
     """Search the root sequence of the post-order DFS (longest blocks first, so that as many
     functions as possible are free to follow ``hint``; backtracking), for each relative order of
     the address-taking functions, and check each candidate."""
-    takers = [f.name for f in funcs if f.address_taken]
+    takers = [f.name for f in funcs if _uses(f)]
     statics = {f.name for f in funcs if f.is_static}
     defined = {n for n in order}
     steps = [0]
     for perm in itertools.islice(itertools.permutations(takers), 5040):
-        x = _first(t for name in perm for t in table[name].address_taken)
+        x = _first(t for name in perm for t in _uses(table[name]))
 
         def children(name: str, x: list[str] = x) -> list[str]:
             f = table[name]

@@ -44,6 +44,7 @@ _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+[\w$%]+\s*(?:\[\s
 _CALL = re.compile(r"(?<![\w.])call(?:\.uni)?\s+(?:\([^()]*\)\s*,\s*)?([%\w$]+)")
 _IDENT = re.compile(r"[A-Za-z_$%][\w$]*")
 _OPCODE = re.compile(r"(?:^|[;{}:])\s*(?:@!?%\w+\s+)?([a-z][\w.]*)")
+_VARIABLE = re.compile(r"\.(?:global|const)\b[^;{]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*=\s*\{")
 
 
 def _params(text: str | None) -> list[fo.Param]:
@@ -66,13 +67,21 @@ def _body_end(text: str, start: int) -> int:
 
 def scan_ptx(text: str) -> list[fo.PtxFunction]:
     """Functions of a PTX module in creation order (first mention; builtins where the body that
-    first needs them is parsed)."""
+    first needs them is parsed). A module variable whose initializer holds function addresses
+    counts as taking them in the first function body that references it."""
     text = _COMMENT.sub(" ", text)
     order: list[str] = []
     info: dict[str, dict] = {}
+    tables: dict[str, list[str]] = {}  # variable -> functions in its initializer
+    claimed: set[str] = set()  # variables a body referenced already
     pos = 0
     while True:
         m = _HEADER.search(text, pos)
+        for vm in _VARIABLE.finditer(text, pos, m.start() if m else len(text)):
+            init = text[vm.end() - 1 : _body_end(text, vm.end() - 1)]
+            funcs = [t for t in _IDENT.findall(init) if t in info]
+            if funcs:
+                tables[vm.group(1)] = funcs
         if m is None:
             break
         quals, kind, ret, name, params = m.groups()
@@ -93,6 +102,7 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             order.append(name)
             info[name] = dict(
                 name=name, is_kernel=kind == "entry", linkage=linkage, calls=[], call_sites=[], address_taken=[],
+                address_uses=[],
                 has_indirect_call=False, params=_params(params), returns=_params(ret),
             )
         if not has_body:
@@ -104,7 +114,7 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
         if f["linkage"] == "extern":
             f["linkage"] = "visible"
         call_targets: set[int] = set()
-        events: list[tuple[int, str, str]] = []
+        events: list[tuple[float, str, str]] = []
         for cm in _CALL.finditer(body):
             target = cm.group(1)
             call_targets.add(cm.start(1))
@@ -115,6 +125,11 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
         for im in _IDENT.finditer(body):
             if im.group(0) in info and im.start() not in call_targets:
                 events.append((im.start(), "addr", im.group(0)))
+            elif im.group(0) in tables:
+                first = im.group(0) not in claimed
+                claimed.add(im.group(0))
+                kind = "addr" if first else "use"
+                events += [(im.start() + k / 1000, kind, t) for k, t in enumerate(tables[im.group(0)])]
         for om in _OPCODE.finditer(body):
             b = fo.BUILTIN_FOR_OP.get(om.group(1))
             if b:
@@ -128,7 +143,9 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
                     f["calls"].append(target)
                 f["call_sites"].append(target)
             else:
-                f["address_taken"].append(target)
+                if what == "addr":
+                    f["address_taken"].append(target)
+                f["address_uses"].append(target)
         pos = end
     return [fo.PtxFunction(**info[n]) for n in order]
 
@@ -450,7 +467,10 @@ def test_validation() -> None:
 
 
 def test_json_roundtrip() -> None:
-    f = fo.PtxFunction("f", False, "weak", ("g",), ("h", "h"), True, ("g", "g"), [fo.Param("b8", 4)], [fo.Param("f64")])
+    f = fo.PtxFunction(
+        "f", False, "weak", calls=("g",), address_taken=("h", "h"), has_indirect_call=True, call_sites=("g", "g"),
+        address_uses=("h", "h", "g"), params=[fo.Param("b8", 4)], returns=[fo.Param("f64")],
+    )
     data = f.to_json()
     import json
 
