@@ -41,10 +41,12 @@ the functions are walked in *G* order (each one's address uses in code order, se
   visited last to first. A function is emitted after its children.
 * **not modelled**: when the module takes the address of a function, the whole-program, ``-g``
   and ``-c -O0`` builds put the functions in an order that depends only on their number and
-  positions (not on names, bodies or parameters) but that no rule here reproduces; the DFS
-  builds are unaffected. :func:`function_order` raises :class:`UnmodelledOrder` there unless the
-  order is forced (at most one function with a ``.text``). :func:`callgraph` and
-  :func:`prototypes` take the order as an input and stay exact.
+  positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
+  here reproduces (it interleaves the others by the low bits of their positions, like a hash
+  table iterated in bucket order); the DFS builds are unaffected. :func:`function_order`
+  raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
+  a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
+  exact there.
 * A PTX ``.target sm_XX, debug`` (nvcc -G) acts as ``-g`` whatever the options
   (:attr:`Mode.ptx_debug`).
 
@@ -63,8 +65,9 @@ empty):
 2. address-taken functions, in symbol creation order;
 3. functions that make an indirect call, in symbol creation order;
 4. ``{taker, target}`` for the addresses a function takes (indirect call or not), takers in
-   symbol creation order, targets in the taker's PTX order: every taking in EXEC ``-g`` builds,
-   each target once at its last taking in relocatable builds.
+   symbol creation order, targets in the taker's order: every taking in EXEC ``-g`` builds,
+   each target once at its last taking in relocatable builds (that is the code order of
+   optimized code; for plain ``mov``/use sequences it is the PTX order).
 
 ``.nv.prototype`` (``-c`` only): every non-kernel visible or weak function (called or not) and
 every called extern, except address-taken functions, plus the builtins where they are weak
