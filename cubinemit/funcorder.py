@@ -1,0 +1,818 @@
+"""Function order, ``.nv.callgraph`` and ``.nv.prototype`` from what a PTX module declares.
+
+A compiler backend knows, for every function of a module, its name, whether it is a kernel, its
+linkage, the functions it calls (in order of first call site), the functions whose address it
+takes, whether it makes an indirect call and its parameter types. From that leaf data alone this
+module derives what ptxas 13.0.88 does with it:
+
+* :func:`function_order`: which functions get a ``.text.<f>`` and in which order (every
+  per-function section kind follows that order);
+* :func:`symbol_creation_order`: the order in which ptxas creates the function symbols, which
+  orders ``.nv.callgraph``, ``.nv.prototype`` and, split into local/weak and global, ``.symtab``;
+* :func:`callgraph`: the four lists of ``.nv.callgraph``;
+* :func:`prototypes`: the entries of ``.nv.prototype`` with their signature strings;
+* :func:`declaration_order_from`: the inverse, a declaration order that makes
+  :func:`function_order` give the order found in a cubin.
+
+The input is a list of :class:`PtxFunction` in **creation order**: the order in which the PTX first
+mentions each function (by prototype or by definition). Builtins that ptxas injects for some
+instructions (``div.rn.f64`` calls ``__cuda_sm20_div_rn_f64_full``, see :data:`BUILTIN_FOR_OP`)
+are functions of linkage ``"builtin"``; ptxas creates one while it parses the body of the first
+function that needs it, so it stands in the list right after that function (after anything the
+PTX mentions before that body ends). :func:`place_builtins` puts them there.
+
+Rules (ptxas 13.0.88, every target; measured, see tests/test_funcorder.py):
+
+Let *G* be the non-static functions (visible, weak, extern, builtin, kernels included) in creation
+order followed by the static ones (``.func``/``.entry`` without ``.visible``/``.weak``/``.extern``)
+in creation order. Let *X* be the address-taken functions, in order of first address-taking when
+the functions are walked in *G* order (each one's address uses in code order, see
+:attr:`PtxFunction.address_uses`).
+
+* **whole program** (EXEC without ``-g``: default, ``-lineinfo``, ``-O0``): only kernels get a
+  ``.text`` (device functions are cloned into their callers). Order: kernels in reverse creation
+  order, whatever their linkage.
+* **``-g``** (EXEC or with ``-c``) and **``-c -O0``**: every defined function gets a ``.text``, in
+  *G* order (builtins count as non-static; uncalled functions included).
+* **other relocatable builds** (``-c``, ``-c -lineinfo``, ``-c -O1``...): post-order depth-first
+  search. Roots: the static functions in reverse creation order, then the non-static ones in
+  reverse creation order. Children of a function: its direct callees in order of first call
+  site, followed, when it takes an address or makes an indirect call, by all of *X*; children are
+  visited last to first. A function is emitted after its children.
+* **not modelled**: when the module takes the address of a function, the whole-program, ``-g``
+  and ``-c -O0`` builds put the functions in an order that depends only on their number and
+  positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
+  here reproduces (it interleaves the others by the low bits of their positions, like a hash
+  table iterated in bucket order); the DFS builds are unaffected. :func:`function_order`
+  raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
+  a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
+  exact there.
+* A PTX ``.target sm_XX, debug`` (nvcc -G) acts as ``-g`` whatever the options
+  (:attr:`Mode.ptx_debug`).
+
+Symbols: ptxas walks the order and creates each function's symbol, then those of the functions it
+calls that have none yet, in *G* order (externs included: an ``.extern`` function gets a symbol
+only when something calls it); for the first function of the order, the address-taken functions
+of the whole module join its callees there. ``.symtab`` lists the local and weak ones (static
+functions, builtins, weak functions) first, then the global ones, each group in creation order.
+Builtins are local in DFS builds and weak in ``-g`` / ``-c -O0`` builds.
+
+``.nv.callgraph`` (whole program: only kernel -> extern edges, kernels in order, each one's
+externs (its inlined callees' included) from its last call site backwards; the other three lists
+empty):
+
+1. call edges: callers in symbol creation order, each one's callees in first-call order;
+2. address-taken functions, in symbol creation order;
+3. functions that make an indirect call, in symbol creation order;
+4. ``{taker, target}`` for the addresses a function takes (indirect call or not), takers in
+   symbol creation order, targets in the taker's order: every taking in EXEC ``-g`` builds,
+   each target once at its last taking in relocatable builds (that is the code order of
+   optimized code; for plain ``mov``/use sequences it is the PTX order).
+
+``.nv.prototype`` (``-c`` only): every non-kernel visible or weak function (called or not) and
+every called extern, except address-taken functions, plus the builtins where they are weak
+(``-c -g``, ``-c -O0``), in symbol creation order, with the signature ``#`` + return code +
+parameter codes (:func:`signature`); the syscalls of :data:`SYSCALLS` get :data:`SYSCALL_ABI`
+appended on sm_80 and later (none on sm_75).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, get_args
+
+import attrs
+
+from .errors import ModelError
+from .nvinfo.callgraph import CallEdge, CallGraph, FunctionMark, Prototype
+
+Linkage = Literal["visible", "weak", "static", "extern", "builtin"]
+_Finish = Callable[..., "list[PtxFunction] | None"]
+LINKAGES: tuple[str, ...] = get_args(Linkage)
+
+#: Instructions for which ptxas 13.0.88 calls an injected builtin (sm_75 .. sm_120, -c and -g).
+BUILTIN_FOR_OP: dict[str, str] = {
+    "div.rn.f64": "__cuda_sm20_div_rn_f64_full",
+    "div.rz.f64": "__cuda_sm20_div_rz_f64_v2",
+    "div.rm.f64": "__cuda_sm20_div_rd_f64_v2",
+    "rcp.rn.f64": "__cuda_sm20_dblrcp_rn_slowpath_v3",
+    "rcp.rz.f64": "__cuda_sm20_rcp_rz_f64",
+    "sqrt.rn.f64": "__cuda_sm20_dsqrt_rn_f64_mediumpath_v1",
+    "sqrt.rz.f64": "__cuda_sm20_dsqrt_rz_f64",
+    "rsqrt.approx.f64": "__cuda_sm20_drsqrt_f64_slowpath_v2",
+    "div.rn.f32": "__cuda_sm3x_div_rn_noftz_f32_slowpath",
+    "div.rn.ftz.f32": "__cuda_sm3x_div_rn_ftz_f32_slowpath",
+    "div.rz.f32": "__cuda_sm20_div_rz_f32",
+    "sqrt.rn.f32": "__cuda_sm20_sqrt_rn_f32_slowpath",
+    "sqrt.rn.ftz.f32": "__cuda_sm20_sqrt_rn_ftz_f32_slowpath",
+    "sqrt.rz.f32": "__cuda_sm20_sqrt_rz_f32_slowpath",
+    "rcp.rn.f32": "__cuda_sm20_rcp_rn_f32_slowpath",
+    "rcp.rn.ftz.f32": "__cuda_sm20_rcp_rn_ftz_f32_slowpath",
+    "rcp.rz.f32": "__cuda_sm20_rcp_rz_f32_slowpath",
+    "div.s64": "__cuda_sm20_div_s64",
+    "div.u64": "__cuda_sm20_div_u64",
+    "rem.s64": "__cuda_sm20_rem_s64",
+    "rem.u64": "__cuda_sm20_rem_u64",
+    "div.s16": "__cuda_sm20_div_s16",
+}
+
+#: ``.nv.prototype`` strings of the builtins (they get one in ``-c -g`` and ``-c -O0``, where
+#: their symbols are weak; in other ``-c`` builds they are local and get none).
+BUILTIN_SIGNATURE: dict[str, str] = {
+    "__cuda_sm20_div_rn_f64_full": "#ddd",
+    "__cuda_sm20_div_rz_f64_v2": "#ddd",
+    "__cuda_sm20_div_rd_f64_v2": "#ddd",
+    "__cuda_sm20_dblrcp_rn_slowpath_v3": "#ddi",
+    "__cuda_sm20_rcp_rz_f64": "#dd",
+    "__cuda_sm20_dsqrt_rn_f64_mediumpath_v1": "#ddiddd",
+    "__cuda_sm20_dsqrt_rz_f64": "#dd",
+    "__cuda_sm20_drsqrt_f64_slowpath_v2": "#dd",
+    "__cuda_sm3x_div_rn_noftz_f32_slowpath": "#fff",
+    "__cuda_sm3x_div_rn_ftz_f32_slowpath": "#fff",
+    "__cuda_sm20_div_rz_f32": "#fff",
+    "__cuda_sm20_sqrt_rn_f32_slowpath": "#ff",
+    "__cuda_sm20_sqrt_rn_ftz_f32_slowpath": "#ff",
+    "__cuda_sm20_sqrt_rz_f32_slowpath": "#ff",
+    "__cuda_sm20_rcp_rn_f32_slowpath": "#ff",
+    "__cuda_sm20_rcp_rn_ftz_f32_slowpath": "#ff",
+    "__cuda_sm20_rcp_rz_f32_slowpath": "#ff",
+    "__cuda_sm20_div_s64": "#lll",
+    "__cuda_sm20_div_u64": "#lll",
+    "__cuda_sm20_rem_s64": "#lll",
+    "__cuda_sm20_rem_u64": "#lll",
+    "__cuda_sm20_div_s16": "#iii",
+}
+
+#: Extern functions that ptxas treats as syscalls (the list next to ``vprintf`` in its strings).
+SYSCALLS: frozenset[str] = frozenset(
+    """vprintf malloc free vfprintf __assertfail __profile cnpGetParameterBuffer cnpLaunchDevice
+    cnpCtxSynchronize cnpFuncGetAttribute cnpStreamCreate cnpStreamDestroy cnpStreamWaitEvent
+    cnpEventCreate cnpEventRecord cnpEventDestroy cnpDeviceGetName cnpDeviceGetAttribute
+    cnpGetDeviceCount cnpGetDevice cnpGetLastError cnpSetLastError cnpGetCacheConfig
+    cnpGetSharedMemConfig cnpGetLimit cnpDeviceGetTotalMem cnpGetParameterBufferV2
+    cnpLaunchDeviceV2 cudaGraphLaunch""".split()
+)
+
+#: What a syscall's signature string carries after ``|`` on sm_80 and later.
+SYSCALL_ABI = "12p4r20sRx" + "0" * 60 + "fff9"
+
+# PTX scalar type -> signature letter (8-bit and 16-bit scalars cannot be ABI parameters, but
+# arrays of them can: .b8 x[12] is b12, .b16 x[3] is h3).
+_TYPE_CODE = {
+    **dict.fromkeys(("b8", "u8", "s8"), "b"),
+    **dict.fromkeys(("b16", "u16", "s16", "f16", "bf16"), "h"),
+    **dict.fromkeys(("b32", "u32", "s32", "f16x2", "bf16x2"), "i"),
+    **dict.fromkeys(("b64", "u64", "s64"), "l"),
+    "f32": "f",
+    "f64": "d",
+}
+
+
+class UnmodelledOrder(ModelError):
+    """ptxas orders these functions in a way this module does not reproduce (see module doc)."""
+
+
+def _names(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+def _params(values: Iterable[Param | dict[str, Any]]) -> tuple[Param, ...]:
+    """Params as given, or from their JSON form (``{"type": "b8", "count": 12}``)."""
+    return tuple(v if isinstance(v, Param) else Param(**v) for v in values)
+
+
+@attrs.frozen
+class Param:
+    """A PTX ``.param`` as declared: ``type`` without the dot (``"b32"``, ``"f64"``); ``count`` for
+    an array (``.align 8 .b8 x[16]`` is ``Param("b8", 16)``); alignment does not matter here."""
+
+    type: str
+    count: int | None = None
+
+    def code(self) -> str:
+        try:
+            letter = _TYPE_CODE[self.type]
+        except KeyError:
+            raise ModelError(f"parameter type .{self.type} has no known signature code") from None
+        return letter if self.count is None else f"{letter}{self.count}"
+
+
+@attrs.frozen
+class PtxFunction:
+    """A function of a PTX module, as its backend knows it.
+
+    ``calls``: direct callees (builtins and externs included) in order of first call site, no
+    duplicates. ``call_sites``: every call site in order, duplicates kept; only whole-program
+    ``.nv.callgraph`` edges to externs need it (left empty, ``calls`` stands for it).
+    ``address_taken``: every taking of a function's address in the body, in PTX
+    order, duplicates kept (``mov.u64 %rd1, f;`` twice is ``("f", "f")``); a module variable
+    whose initializer holds function addresses (``.global .u64 tbl[2] = {f, g};``) counts as
+    taking them, in initializer order, in the first function body of the PTX that references it
+    (and in no other). ``address_uses``: the function addresses the body's code uses, in code
+    order: its own takings and the contents of every table it references, whether the table's
+    takings went to it or not; it orders *X* only, and defaults to ``address_taken``. Code order
+    is the order of the final code (after scheduling), which the PTX order only approximates. ``params`` and
+    ``returns``: only needed for :func:`prototypes` (builtins use :data:`BUILTIN_SIGNATURE`).
+    """
+
+    name: str
+    is_kernel: bool = False
+    linkage: Linkage = "visible"
+    calls: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    address_taken: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    has_indirect_call: bool = False
+    call_sites: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    address_uses: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    params: tuple[Param, ...] = attrs.field(default=(), converter=_params)
+    returns: tuple[Param, ...] = attrs.field(default=(), converter=_params)
+
+    @property
+    def is_static(self) -> bool:
+        return self.linkage == "static"
+
+    @property
+    def is_defined(self) -> bool:
+        return self.linkage != "extern"
+
+    def to_json(self) -> dict[str, object]:
+        return attrs.asdict(self, recurse=True, value_serializer=lambda _i, _a, v: list(v) if isinstance(v, tuple) else v)
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> PtxFunction:
+        return cls(**data)  # type: ignore[arg-type]
+
+
+_MODE_NAMES = {
+    "def": (),
+    "c": ("-c",),
+    "lineinfo": ("-lineinfo",),
+    "g": ("-g",),
+    "O0": ("-O0",),
+}
+
+
+@attrs.frozen
+class Mode:
+    """The ptxas options that matter here: ``-c``, ``-g``, ``-O<n>`` and ``-lineinfo``, and
+    ``ptx_debug``: the PTX says ``.target sm_XX, debug`` (nvcc -G), which acts as ``-g``."""
+
+    relocatable: bool = False
+    debug: bool = False
+    opt_level: int = 3
+    lineinfo: bool = False
+    ptx_debug: bool = False
+
+    @classmethod
+    def from_flags(cls, flags: Iterable[str], *, ptx_debug: bool = False) -> Mode:
+        """``Mode.from_flags(["-c", "-O0"])``; unknown flags are ignored."""
+        rel = dbg = li = False
+        opt = 3
+        for f in flags:
+            if f in ("-c", "--compile-only"):
+                rel = True
+            elif f in ("-g", "--device-debug"):
+                dbg = True
+            elif f in ("-lineinfo", "--generate-line-info"):
+                li = True
+            elif f.startswith("-O") and f[2:].isdigit():
+                opt = int(f[2:])
+        return cls(rel, dbg, opt, li, ptx_debug)
+
+    @classmethod
+    def named(cls, name: str, *, ptx_debug: bool = False) -> Mode:
+        """A mode of tests/oracle.py (``def``, ``c``, ``lineinfo``, ``g``, ``O0``) or ``+``-joined
+        flags without dashes (``c+O0``)."""
+        flags = _MODE_NAMES.get(name)
+        if flags is None:
+            flags = tuple("-" + part for part in name.split("+") if part and part != "def")
+        return cls.from_flags(flags, ptx_debug=ptx_debug)
+
+    @property
+    def device_debug(self) -> bool:
+        """-g, or a PTX ``.target ..., debug``."""
+        return self.debug or self.ptx_debug
+
+    @property
+    def whole_program(self) -> bool:
+        """EXEC without -g: device functions are cloned into their callers."""
+        return not self.relocatable and not self.device_debug
+
+    @property
+    def creation_style(self) -> bool:
+        """-g, or -c -O0: functions in G order instead of the post-order DFS."""
+        return self.device_debug or (self.relocatable and self.opt_level == 0)
+
+
+def _table(functions: Sequence[PtxFunction]) -> dict[str, PtxFunction]:
+    table: dict[str, PtxFunction] = {}
+    for f in functions:
+        if f.name in table:
+            raise ModelError(f"function {f.name!r} declared twice")
+        if f.linkage not in LINKAGES:
+            raise ModelError(f"function {f.name!r}: unknown linkage {f.linkage!r}")
+        table[f.name] = f
+    for f in functions:
+        if len(set(f.calls)) != len(f.calls):
+            raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
+        if f.call_sites and _first(f.call_sites) != list(f.calls):
+            raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
+        for what, refs in (
+            ("calls", f.calls),
+            ("takes the address of", f.address_taken),
+            ("uses the address of", f.address_uses),
+        ):
+            for r in refs:
+                if r not in table:
+                    raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
+        if f.is_kernel and f.linkage in ("extern", "builtin"):
+            raise ModelError(f"kernel {f.name!r} cannot have linkage {f.linkage!r}")
+        if f.linkage == "extern" and (f.calls or f.address_taken or f.address_uses or f.has_indirect_call):
+            raise ModelError(f"extern function {f.name!r} has no body")
+    for f in functions:
+        for r in f.calls:
+            if table[r].is_kernel:
+                raise ModelError(f"function {f.name!r} calls kernel {r!r}")
+    return table
+
+
+def _first(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _last(values: Iterable[str]) -> list[str]:
+    return list(reversed(dict.fromkeys(reversed(list(values)))))
+
+
+def g_order(functions: Sequence[PtxFunction]) -> list[str]:
+    """*G*: non-static functions in creation order, then static ones in creation order."""
+    return [f.name for f in functions if not f.is_static] + [f.name for f in functions if f.is_static]
+
+
+def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
+    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G* order."""
+    table = _table(functions)
+    return _first(t for name in g_order(functions) for t in _uses(table[name]))
+
+
+def _uses(f: PtxFunction) -> tuple[str, ...]:
+    return f.address_uses or f.address_taken
+
+
+def _has_text(f: PtxFunction, mode: Mode) -> bool:
+    if not f.is_defined:
+        return False
+    return f.is_kernel or not mode.whole_program
+
+
+def order_is_modelled(functions: Sequence[PtxFunction], mode: Mode) -> bool:
+    """False where ptxas uses the order this module does not reproduce (see module doc)."""
+    _table(functions)
+    if not mode.whole_program and not mode.creation_style:
+        return True
+    if not any(f.address_taken for f in functions):
+        return True
+    return sum(_has_text(f, mode) for f in functions) <= 1
+
+
+def function_order(functions: Sequence[PtxFunction], mode: Mode) -> list[str]:
+    """The functions that get a ``.text``, in ptxas's order (see module doc for the rules)."""
+    table = _table(functions)
+    if not order_is_modelled(functions, mode):
+        raise UnmodelledOrder(
+            "the module takes a function's address: whole-program, -g and -c -O0 builds then "
+            "order functions in a way that is not modelled"
+        )
+    if mode.whole_program:
+        return [f.name for f in reversed(functions) if _has_text(f, mode)]
+    if mode.creation_style:
+        return [n for n in g_order(functions) if table[n].is_defined]
+    return _dfs_order(functions, table)
+
+
+def _dfs_order(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
+    taken = address_taken_order(functions)
+    roots = [f.name for f in reversed(functions) if f.is_static] + [
+        f.name for f in reversed(functions) if not f.is_static
+    ]
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def children(f: PtxFunction) -> list[str]:
+        kids = list(f.calls)
+        if f.address_taken or f.has_indirect_call:
+            kids += taken
+        return kids
+
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        # iterative post-order: (function, its children left to visit, last first)
+        stack: list[tuple[str, list[str]]] = [(root, children(table[root]))]
+        while stack:
+            name, kids = stack[-1]
+            while kids and kids[-1] in seen:
+                kids.pop()
+            if kids:
+                kid = kids.pop()
+                seen.add(kid)
+                stack.append((kid, children(table[kid])))
+                continue
+            stack.pop()
+            if table[name].is_defined:
+                out.append(name)
+    return out
+
+
+def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]) -> list[str]:
+    """The function symbols in the order ptxas creates them (``order`` as :func:`function_order`).
+
+    Whole program: the kernels in ``order``, each followed by the externs it (or a device function
+    cloned into it) calls, in *G* order. Clones (``$kernel$func``) are not listed.
+    """
+    table = _table(functions)
+    _check_order(table, mode, order)
+    g_rank = {n: i for i, n in enumerate(g_order(functions))}
+    created: dict[str, None] = {}
+    if mode.whole_program:
+        for k in order:
+            created.setdefault(k, None)
+            for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
+                created.setdefault(e, None)
+        return list(created)
+    taken = {t for f in functions for t in f.address_taken}
+
+    for i, name in enumerate(order):
+        created.setdefault(name, None)
+        refs = set(table[name].calls) | (taken if i == 0 else set())
+        for r in sorted((c for c in refs if c not in created), key=g_rank.__getitem__):
+            created[r] = None
+    return list(created)
+
+
+def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]) -> list[str]:
+    """The function symbols in ``.symtab`` order: local and weak ones (static functions,
+    builtins, weak functions), then global ones, each in creation order. Not for whole-program
+    builds (whose clones are not modelled)."""
+    if mode.whole_program:
+        raise ModelError("symbol_order models relocatable and -g builds only")
+    table = _table(functions)
+    created = symbol_creation_order(functions, mode, order)
+    local = [n for n in created if table[n].linkage in ("static", "weak", "builtin")]
+    return local + [n for n in created if n not in set(local)]
+
+
+def _externs_reached(table: dict[str, PtxFunction], kernel: str) -> list[str]:
+    """Externs a kernel calls once its device functions are inlined into it, in the order of
+    their last call (each call site of a device function expands its body; recursion stops)."""
+    seq: list[str] = []
+
+    def walk(name: str, stack: tuple[str, ...]) -> None:
+        f = table[name]
+        for c in f.call_sites or f.calls:
+            if table[c].linkage == "extern":
+                seq.append(c)
+            elif c not in stack:
+                walk(c, stack + (c,))
+
+    walk(kernel, (kernel,))
+    return _last(seq)
+
+
+def _check_order(table: dict[str, PtxFunction], mode: Mode, order: Sequence[str]) -> None:
+    want = {n for n, f in table.items() if _has_text(f, mode)}
+    if len(set(order)) != len(order) or set(order) != want:
+        missing, extra = sorted(want - set(order)), sorted(set(order) - want)
+        raise ModelError(f"order does not list each function with a .text once (missing {missing}, extra {extra})")
+
+
+def callgraph(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]) -> CallGraph:
+    """The four lists of ``.nv.callgraph`` as ptxas writes them."""
+    table = _table(functions)
+    created = symbol_creation_order(functions, mode, order)
+    if mode.whole_program:
+        edges = [CallEdge(k, e) for k in order for e in reversed(_externs_reached(table, k))]
+        return CallGraph(edges)
+    defined_callers = [n for n in created if table[n].is_defined]
+    calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
+    taken = {t for f in functions for t in f.address_taken}
+
+    def takes(name: str) -> list[str]:
+        seq = table[name].address_taken
+        return _last(seq) if mode.relocatable else list(seq)
+
+    return CallGraph(
+        calls,
+        [FunctionMark(n) for n in created if n in taken],
+        [FunctionMark(n) for n in defined_callers if table[n].has_indirect_call],
+        [CallEdge(n, t) for n in defined_callers for t in takes(n)],
+    )
+
+
+def signature(function: PtxFunction, sm: int) -> str:
+    """The ``.nv.prototype`` string: ``#``, the return code (``v`` for none), parameter codes,
+    and ``|`` + :data:`SYSCALL_ABI` for a syscall on sm_80+. Codes: ``i`` 32-bit integer,
+    ``l`` 64-bit integer, ``f`` f32, ``d`` f64; arrays: element code (``b`` 8-bit, ``h`` 16-bit,
+    ``i``, ``l``, ``f``, ``d``) followed by the element count (``.b8 x[12]`` is ``b12``)."""
+    if function.linkage == "builtin":
+        try:
+            return BUILTIN_SIGNATURE[function.name]
+        except KeyError:
+            raise ModelError(f"builtin {function.name!r} has no known signature") from None
+    if len(function.returns) > 1:
+        raise ModelError(f"function {function.name!r}: more than one return parameter")
+    ret = function.returns[0].code() if function.returns else "v"
+    text = "#" + ret + "".join(p.code() for p in function.params)
+    if function.linkage == "extern" and function.name in SYSCALLS and sm >= 80:
+        text += "|" + SYSCALL_ABI
+    return text
+
+
+def prototypes(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str], sm: int) -> list[Prototype]:
+    """The entries of ``.nv.prototype`` (empty unless ``-c``); ``sm`` is the target (75, 90, 100...)."""
+    if not mode.relocatable:
+        return []
+    table = _table(functions)
+    created = symbol_creation_order(functions, mode, order)
+    taken = {t for f in functions for t in f.address_taken}
+    kinds = ("visible", "weak", "extern", "builtin") if mode.creation_style else ("visible", "weak", "extern")
+    return [
+        Prototype(n, signature(table[n], sm))
+        for n in created
+        if not table[n].is_kernel and table[n].linkage in kinds and n not in taken
+    ]
+
+
+def place_builtins(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
+    """The creation order ptxas sees when the functions (builtins ignored) are declared in this
+    order and each body comes as early as it can: right after the function and everything it
+    calls or takes the address of are declared (without forward references, that is right at
+    its declaration). A body creates the builtins it calls that do not exist yet, in call order;
+    a builtin nothing calls is dropped."""
+    table = _table(functions)
+    users = [f for f in functions if f.linkage != "builtin"]
+    out: list[PtxFunction] = []
+    declared: set[str] = set()
+    pending: list[PtxFunction] = []
+
+    def needs(f: PtxFunction) -> set[str]:
+        return {c for c in f.calls if table[c].linkage != "builtin"} | set(f.address_taken) | {f.name}
+
+    for f in users:
+        out.append(f)
+        declared.add(f.name)
+        if f.is_defined:
+            pending.append(f)
+        progress = True
+        while progress:
+            progress = False
+            for g in list(pending):
+                if needs(g) <= declared:
+                    pending.remove(g)
+                    for c in g.calls:
+                        if table[c].linkage == "builtin" and table[c] not in out:
+                            out.append(table[c])
+                    progress = True
+                    break
+    return out
+
+
+def declaration_order_from(
+    order: Sequence[str],
+    functions: Iterable[PtxFunction],
+    mode: Mode,
+    *,
+    hint: Sequence[str] = (),
+    budget: int = 20000,
+) -> list[PtxFunction]:
+    """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
+
+    ``functions`` may come in any order. ``hint``: function names in the order ptxas created their
+    symbols, as far as the cubin tells (the ``.nv.callgraph`` address-taken list followed by the
+    ``.nv.prototype`` entries is a good one); where the rules leave freedom, functions follow it,
+    so that the symbols, ``.nv.callgraph`` and ``.nv.prototype`` come out as in the cubin too.
+    Functions without a ``.text`` (externs; device functions in whole-program builds) are put
+    first, in ``hint`` order.
+
+    The result is a realizable PTX creation order (see :func:`definition_order`); builtins stand
+    where ptxas creates them. Ambiguity, and what this returns:
+
+    * functions without a ``.text`` do not take part in the order;
+    * whole program: only the kernels' relative order is fixed (reversed);
+    * ``-g`` / ``-c -O0``: only the order within the non-static and within the static functions
+      is fixed; the statics are declared first;
+    * ``-c``: in the post-order DFS, a function that was already emitted when its turn as a root
+      comes may stand almost anywhere; the root sequence found first (longest DFS blocks first,
+      the other functions in ``hint`` order) is used, and the relative order of the address-taking functions (which decides the order
+      X is visited in) is searched.
+
+    Raises :class:`UnmodelledOrder` for the cases :func:`function_order` does not model, and
+    :class:`ModelError` when no order is found (``budget`` bounds the search).
+    """
+    funcs = list(functions)
+    table = _table(funcs)
+    _check_order(table, mode, order)
+    if not order_is_modelled(funcs, mode):
+        raise UnmodelledOrder("the order of this module is not modelled (see function_order)")
+    want = list(order)
+    hint_rank = {n: i for i, n in enumerate(hint)}
+    users = [f.name for f in funcs if f.linkage != "builtin"]
+    no_text = sorted(
+        (n for n in users if n not in set(want)), key=lambda n: hint_rank.get(n, len(hint_rank))
+    )
+
+    def finish(user_order: Sequence[str], builtins_placed: bool = False) -> list[PtxFunction] | None:
+        named = list(no_text) + [n for n in user_order if n not in set(no_text)]
+        if builtins_placed:
+            cand = [table[n] for n in named]
+            if definition_order(cand) is None:
+                return None
+        else:
+            named += [n for n in users if n not in set(named)]
+            cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
+        if function_order(cand, mode) == want:
+            return cand
+        return None
+
+    found: list[PtxFunction] | None
+    if mode.whole_program:
+        found = finish(list(reversed(want)))
+    elif mode.creation_style:
+        found = _inverse_g(want, table, finish)
+    else:
+        found = _inverse_dfs(want, funcs, table, finish, budget, hint_rank)
+    if found is None:
+        raise ModelError(f"no declaration order makes ptxas emit {want} ({mode})")
+    return found
+
+
+def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
+    """How to write a creation order that has builtins as PTX: the defined functions in the order
+    their bodies must come. Write each function's prototype (or its body) where the creation
+    order first mentions it; a body creates the builtins it calls that do not exist yet, in call
+    order, so the body of the function returned for a run of builtins must come right before
+    that run, and the bodies that create nothing may come anywhere after their callees are
+    declared. None if no order of bodies creates the builtins where they stand."""
+    table = _table(functions)
+    names = [f.name for f in functions]
+    created: set[str] = set()
+    declared: list[str] = []
+    bodies: list[str] = []
+
+    def new(u: str) -> list[str]:
+        return [c for c in table[u].calls if table[c].linkage == "builtin" and c not in created]
+
+    def ready(u: str) -> bool:
+        refs = [c for c in table[u].calls if table[c].linkage != "builtin"] + list(table[u].address_taken)
+        return u not in bodies and table[u].is_defined and all(r in declared for r in refs)
+
+    i = 0
+    while i < len(names):
+        n = names[i]
+        if table[n].linkage != "builtin":
+            declared.append(n)
+            i += 1
+            continue
+        j = i
+        while j < len(names) and table[names[j]].linkage == "builtin":
+            j += 1
+        run = names[i:j]
+        for u in reversed(declared):
+            nb = new(u) if ready(u) else []
+            if nb and nb == run[: len(nb)]:
+                bodies.append(u)
+                created.update(nb)
+                i += len(nb)
+                break
+        else:
+            return None
+    for n in declared:
+        if n not in bodies and table[n].is_defined:
+            if new(n):
+                return None
+            bodies.append(n)
+    return bodies
+
+
+def _inverse_g(order: list[str], table: dict[str, PtxFunction], finish: _Finish) -> list[PtxFunction] | None:
+    """G = non-static then static, so the creation order is the statics (declared first, which
+    lets every body come wherever its builtins must be created), then the non-static sequence
+    with its builtins as they stand."""
+    statics = [n for n in order if table[n].is_static]
+    return finish(statics + [n for n in order if not table[n].is_static], True)
+
+
+def _inverse_dfs(
+    order: list[str],
+    funcs: list[PtxFunction],
+    table: dict[str, PtxFunction],
+    finish: _Finish,
+    budget: int,
+    hint_rank: dict[str, int],
+) -> list[PtxFunction] | None:
+    """Search the root sequence of the post-order DFS (longest blocks first, so that as many
+    functions as possible are free to follow ``hint``; backtracking), for each relative order of
+    the address-taking functions, and check each candidate."""
+    takers = [f.name for f in funcs if _uses(f)]
+    statics = {f.name for f in funcs if f.is_static}
+    defined = {n for n in order}
+    steps = [0]
+    for perm in itertools.islice(itertools.permutations(takers), 5040):
+        x = _first(t for name in perm for t in _uses(table[name]))
+
+        def children(name: str, x: list[str] = x) -> list[str]:
+            f = table[name]
+            kids = list(f.calls)
+            if f.address_taken or f.has_indirect_call:
+                kids += x
+            return kids
+
+        def emit(root: str, seen: set[str]) -> list[str]:
+            out: list[str] = []
+            seen.add(root)
+            stack = [(root, children(root))]
+            while stack:
+                name, kids = stack[-1]
+                while kids and kids[-1] in seen:
+                    kids.pop()
+                if kids:
+                    kid = kids.pop()
+                    seen.add(kid)
+                    stack.append((kid, children(kid)))
+                    continue
+                stack.pop()
+                if name in defined:
+                    out.append(name)
+            return out
+
+        def search(i: int, seen: set[str], roots: list[str]) -> list[PtxFunction] | None:
+            steps[0] += 1
+            if steps[0] > budget:
+                return None
+            static_phase = not statics <= seen
+            if i == len(order):
+                if static_phase:
+                    return None
+                for user in _creations(roots, order, table, list(perm), hint_rank):
+                    done = finish(user)
+                    if done is not None:
+                        return done
+                return None
+            for j in reversed(range(i, len(order))):
+                r = order[j]
+                if r in seen or (r in statics) != static_phase:
+                    continue
+                trial = set(seen)
+                if emit(r, trial) == order[i : j + 1]:
+                    done = search(j + 1, trial, roots + [r])
+                    if done is not None:
+                        return done
+            return None
+
+        found = search(0, set(), [])
+        if found is not None or steps[0] > budget:
+            return found
+    return None
+
+
+def _creations(
+    roots: list[str], order: list[str], table: dict[str, PtxFunction], takers_g: list[str], hint_rank: dict[str, int]
+) -> Iterable[list[str]]:
+    """User creation orders (builtins left out) whose DFS roots start with ``roots``: each group
+    is its effective roots reversed, the other functions of the group placed in front of it or
+    just before the root that emitted them; statics before or after the non-statics."""
+    eff = set(roots)
+    s_roots = [r for r in roots if table[r].is_static and table[r].linkage != "builtin"]
+    n_roots = [r for r in roots if not table[r].is_static and table[r].linkage != "builtin"]
+    # which root emitted each function: the first root at or after it in ``order``
+    pos = {n: i for i, n in enumerate(order)}
+    root_pos = sorted(pos[r] for r in roots)
+    emitted_by = {n: order[next(p for p in root_pos if p >= pos[n])] for n in order}
+
+    def group(rts: list[str], static: bool, near: bool) -> list[str]:
+        rest = [n for n in order if table[n].is_static == static and n not in eff and table[n].linkage != "builtin"]
+        rest.sort(key=lambda n: hint_rank.get(n, len(hint_rank)))
+        if not near:
+            return rest + list(reversed(rts))
+        out: list[str] = []
+        for r in reversed(rts):
+            out += [n for n in rest if emitted_by[n] == r]
+            out.append(r)
+        return [n for n in rest if n not in set(out)] + out
+
+    for near in (False, True):
+        st, ns = group(s_roots, True, near), group(n_roots, False, near)
+        for user in (st + ns, ns + st):
+            g = [n for n in user if not table[n].is_static] + [n for n in user if table[n].is_static]
+            if [n for n in g if n in set(takers_g)] == takers_g:
+                yield user
+            else:
+                # free takers may move; keep the roots and move the others
+                fixed = [n for n in user if n not in set(takers_g) or n in eff]
+                free = [n for n in takers_g if n not in eff]
+                trial = fixed + free
+                g = [n for n in trial if not table[n].is_static] + [n for n in trial if table[n].is_static]
+                if [n for n in g if n in set(takers_g)] == takers_g:
+                    yield trial
+
