@@ -36,7 +36,7 @@ def structure(obj):  # type: ignore[no-untyped-def]
 
 
 #: structure not reproduced yet (each a rule still to find), kept visible here
-KNOWN_GAPS = {"malloc_free", "func_pointer", "func_extern", "texref_unified", "texref_independent"}
+KNOWN_GAPS = {"func_visible", "func_pointer", "texref_unified", "texref_independent"}
 
 
 def test_structure_matches_ptxas(corpus):
@@ -55,4 +55,4 @@ def test_structure_matches_ptxas(corpus):
         emitted += 1
     assert {probe for probe, _, _ in misses} <= KNOWN_GAPS, misses
     # whole-program and relocatable kernel/device-function modules are covered; data is not yet
-    assert emitted >= 1800, (emitted, declined, len(misses))
+    assert emitted >= 1900, (emitted, declined, len(misses))

@@ -71,6 +71,90 @@ def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
 _NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
 
 
+_CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
+
+
+def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]:
+    """Parameter and return types from a .nv.prototype signature (``#ib12`` -> returns [b32],
+    params [[b8, 12]]); types stand for their signature code."""
+    body = text[1:].split("|", 1)[0]
+    items: list[list[object]] = []
+    i = 0
+    while i < len(body):
+        code = body[i]
+        i += 1
+        j = i
+        while j < len(body) and body[j].isdigit():
+            j += 1
+        count = int(body[i:j]) if j > i else None
+        items.append([_CODE_TYPE[code] if code != "v" else "v", count])
+        i = j
+    ret, params = items[0], items[1:]
+    return params, ([] if ret[0] == "v" else [ret])
+
+
+def _call_facts(obj: ElfObject, module: Module) -> None:
+    """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
+    declaration order that makes ptxas's function order come out as in the cubin."""
+    from ..funcorder import Mode, PtxFunction, declaration_order_from
+    from ..nvinfo import decode_callgraph, decode_prototype
+
+    ordered = symbol_order(obj)
+    names = [""] + [s.name for s in ordered]
+    strtab, offsets = obj.strtab.layout()
+
+    def string_at(off: int) -> str:
+        return strtab[off : strtab.index(b"\0", off)].decode()
+
+    graph_sec = obj.find_section(".nv.callgraph")
+    proto_sec = obj.find_section(".nv.prototype")
+    graph = decode_callgraph(graph_sec.data, symbol_name=lambda i: names[i]) if graph_sec else None
+    protos = decode_prototype(proto_sec.data, symbol_name=lambda i: names[i], string_at=string_at) if proto_sec else []
+    by_name = {f.name: f for f in module.functions}
+    for sym in ordered:  # undefined functions the module calls
+        if sym.type == STT_FUNC and sym.section is None and sym.shndx == 0 and sym.name not in by_name:
+            by_name[sym.name] = Function(name=sym.name, linkage="extern")
+            module.functions.append(by_name[sym.name])
+    if graph is not None:
+        for edge in graph.calls:
+            if edge.caller in by_name and edge.callee not in by_name[edge.caller].calls:
+                by_name[edge.caller].calls.append(edge.callee)
+        for mark in graph.indirect_callers:
+            if mark.function in by_name:
+                by_name[mark.function].has_indirect_call = True
+        for edge in graph.indirect_targets:
+            if edge.caller in by_name:
+                by_name[edge.caller].address_taken.append(edge.callee)
+    for proto in protos:
+        if proto.symbol in by_name:
+            by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
+    mode = Mode(relocatable=bool(module.options.get("compile_only")), debug=bool(module.options.get("debug")), opt_level=int(module.options.get("opt_level") or 3))  # type: ignore[call-overload]
+    ptx = [_ptx_function(f) for f in module.functions]
+    order = [f.name for f in module.functions if f.linkage != "extern"]
+    hint = [m.function for m in graph.address_taken] if graph else []
+    hint += [p.symbol for p in protos]
+    try:
+        declared = declaration_order_from(order, ptx, mode, hint=hint)
+    except ModelError as exc:
+        raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+    module.functions = [by_name[f.name] for f in declared if f.name in by_name]
+
+
+def _ptx_function(f: Function) -> object:
+    from ..funcorder import Param, PtxFunction
+
+    return PtxFunction(
+        name=f.name,
+        is_kernel=f.is_kernel,
+        linkage=f.linkage,  # type: ignore[arg-type]
+        calls=f.calls,
+        address_taken=f.address_taken,
+        has_indirect_call=f.has_indirect_call,
+        params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
+        returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
+    )
+
+
 def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
@@ -130,6 +214,8 @@ def decompose(obj: ElfObject) -> Module:
         prefix = f"${sym.name}$"
         fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
         module.functions.append(fn)
+    if module.options.get("compile_only") or module.options.get("debug"):
+        _call_facts(obj, module)
     if not module.options.get("compile_only") and not module.options.get("debug"):
         # whole program: ptxas lays kernels out in reverse declaration order
         module.functions.reverse()

@@ -68,6 +68,8 @@ class _Emitter:
         self.obj = ElfObject(sm=self.sm, e_type=ET_EXEC)
         self.symtab: Section | None = None
         self.pending_relocs: list[tuple[Section, list]] = []  # type: ignore[type-arg]
+        self.proto_section: Section | None = None
+        self.protos: list = []  # type: ignore[type-arg]
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
@@ -193,6 +195,14 @@ class _Emitter:
             else:
                 self.obj.delete_section(s)
 
+    def prototypes(self, order: list[Function]) -> list:  # type: ignore[type-arg]
+        """.nv.prototype entries (relocatable output only)."""
+        if not self.rel:
+            return []
+        from ..funcorder import prototypes
+
+        return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
+
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
@@ -214,12 +224,14 @@ class _Emitter:
         if self.debug:
             # -g: every function gets its .text: non-static ones in declaration order, then the
             # static ones in declaration order
-            defined = [f for f in m.functions if f.linkage != "extern"]
+            defined = [f for f in m.functions if f.linkage not in ("extern",)]
             return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
         if self.rel:
-            # relocatable: every function has its .text; the decomposed order is kept until the
-            # function-order rules (post-order DFS over the call graph) are merged
-            return [f for f in m.functions if f.linkage != "extern"]
+            # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
+            from ..funcorder import function_order
+
+            names = function_order([_ptx_function(f) for f in m.functions], self.mode)
+            return [m.function(n) for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
         if any(not f.is_kernel and f.name not in inlined for f in m.functions):
@@ -234,10 +246,15 @@ class _Emitter:
             raise NotImplementedError("the emitter does not cover -g -c builds yet")
         if m.data:
             raise NotImplementedError("the emitter does not place data objects yet")
-        if (self.rel or self.debug) and any(f.linkage in ("visible", "weak") and not f.is_kernel for f in m.functions):
-            raise NotImplementedError("relocatable modules with .nv.prototype entries are not emitted yet")
+        from ..funcorder import Mode
+
+        self.mode = Mode(relocatable=self.rel, debug=self.debug, opt_level=int(m.options.get("opt_level") or 3))  # type: ignore[call-overload]
         if self.rel:
             obj.e_type = ET_REL
+        order = self.function_order()
+        protos = self.prototypes(order)
+        for proto in protos:  # the signature strings come first in .strtab
+            obj.strtab.add(proto.signature)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
         strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
         self.symtab = self.section(".symtab", SHT_SYMTAB, addralign=8, entsize=24, role=Role.SYMTAB)
@@ -253,7 +270,6 @@ class _Emitter:
             compat = self.section(".nv.compat", SHT_CUDA_COMPAT, addralign=4)
             cu.info, cu.flags = compat, cu.flags | SHF_INFO_LINK
 
-        order = self.function_order()
         bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
         for i, fn in enumerate(order):
@@ -303,7 +319,12 @@ class _Emitter:
         self.debug_sections()
         graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
         graph.link = self.symtab
-        self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
+        if protos:
+            proto = self.section(".nv.prototype", SHT_CUDA_PROTOTYPE, symbol=True, addralign=4, entsize=8)
+            proto.link = self.symtab
+            self.proto_section, self.protos = proto, protos
+        else:
+            self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
@@ -323,7 +344,8 @@ class _Emitter:
             if facts(self.sm).text_info_regcount:
                 text.info_high = fn.registers << 24
             for r in fn.relocations:
-                if r.symbol and r.symbol not in externs_done and not any(f.name == r.symbol for f in m.functions):
+                target = next((f for f in m.functions if f.name == r.symbol), None)
+                if r.symbol and r.symbol not in externs_done and (target is None or target.linkage == "extern"):
                     if any(y.name == r.symbol for y in obj.symbols):
                         continue
                     externs_done.add(r.symbol)
@@ -394,6 +416,12 @@ class _Emitter:
             elif y.name in (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alias"):
                 m.value = 0
             obj.merc_symbols.append(m)
+
+
+def _ptx_function(f: Function) -> object:
+    from .decompose import _ptx_function as convert
+
+    return convert(f)
 
 
 def emit(module: Module) -> ElfObject:

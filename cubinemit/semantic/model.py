@@ -14,7 +14,7 @@ from ..errors import ModelError
 
 SPEC_VERSION = 1
 
-LINKAGES = ("visible", "weak", "static", "extern")
+LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 SPACES = ("global", "const", "shared", "local")
 
 
@@ -58,6 +58,14 @@ class Function:
     capsule_symbols: list[tuple[str, int, int]] = attrs.field(factory=list)
     #: the per-function facts of .nv.info.<f> a compiler knows (cubinemit.nvinfo facts)
     facts: dict[str, object] = attrs.field(factory=dict)
+    #: direct callees in order of first call site (externs and builtins included)
+    calls: list[str] = attrs.field(factory=list)
+    #: every taking of a function's address, in order (cubinemit.funcorder.PtxFunction)
+    address_taken: list[str] = attrs.field(factory=list)
+    has_indirect_call: bool = False
+    #: PTX parameter and return types, [type, count or None] (for .nv.prototype signatures)
+    params: list[list[object]] = attrs.field(factory=list)
+    returns: list[list[object]] = attrs.field(factory=list)
 
 
 @attrs.define
