@@ -130,6 +130,27 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     return 0 if exact == len(results) else 1
 
 
+def cmd_decompose(args: argparse.Namespace) -> int:
+    from .semantic.decompose import decompose
+    from .semantic.spec import to_spec
+
+    data = _read(args.file)
+    try:
+        spec = to_spec(decompose(read_cubin(data)))
+    except NotImplementedError as exc:
+        raise _Usage(f"{args.file}: {exc}") from None
+    except CubinemitError as exc:
+        raise _Usage(f"{args.file}: {exc}") from None
+    text = json.dumps(spec, indent=1) + "\n"
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        tmp = Path(args.output + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(args.output)  # never a half-written spec
+    return 0
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from .diff import diff_cubins
 
@@ -156,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("paths", nargs="+", metavar="PATH", help="cubin files or folders (searched for *.cubin)")
     p.set_defaults(func=cmd_roundtrip)
+    p = sub.add_parser("decompose", help="the leaf data of a cubin as a JSON spec (what a compiler knows)")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="write the spec here (default: standard output)")
+    p.set_defaults(func=cmd_decompose)
     p = sub.add_parser("diff", help="structural diff of two cubins, then the first differing byte")
     p.add_argument("a")
     p.add_argument("b")

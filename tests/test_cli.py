@@ -102,3 +102,20 @@ def test_bad_input_exits_2_with_one_line(files, capsys, argv):
 def test_python_dash_m(files):
     proc = subprocess.run([sys.executable, "-m", "cubinemit", "roundtrip", str(files["a"])], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "roundtrip: 1/1 byte-exact"
+
+
+def test_decompose_writes_a_spec(files, tmp_path, capsys):
+    from cubinemit.semantic.spec import from_spec
+
+    out = tmp_path / "spec.json"
+    assert main(["decompose", str(files["a"]), "-o", str(out)]) == 0
+    module = from_spec(json.loads(out.read_text()))
+    assert module.target == "sm_90"
+    assert {f.name for f in module.functions} >= {"k_chain", "k_user1", "k_user2"}
+    assert not (tmp_path / "spec.json.tmp").exists()
+
+
+def test_decompose_declines_what_it_does_not_model(files, capsys):
+    assert main(["decompose", str(files["c"])]) == 2  # texture references
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "not implemented yet" in err
