@@ -18,6 +18,9 @@ from ..elf.constants import (
     STB_GLOBAL,
     STB_LOCAL,
     STB_WEAK,
+    STT_CUDA_SAMPLER,
+    STT_CUDA_SURFACE,
+    STT_CUDA_TEXTURE,
     STT_FUNC,
     STO_CUDA_ENTRY,
 )
@@ -158,6 +161,8 @@ def _ptx_function(f: Function) -> object:
 def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
+    if any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols):
+        raise NotImplementedError("module-scope texture, surface and sampler references are not modelled yet")
     for s in obj.sections:
         if obj.sm == 110:
             raise NotImplementedError("sm_110's reserved shared memory is not modelled yet")
