@@ -162,7 +162,7 @@ def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
     if any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols):
-        raise NotImplementedError("module-scope texture, surface and sampler references are not modelled yet")
+        raise NotImplementedError("module-scope texture, surface and sampler references are not implemented yet")
     for s in obj.sections:
         if obj.sm == 110:
             raise NotImplementedError("sm_110's reserved shared memory is not modelled yet")
