@@ -4,6 +4,9 @@ Rules measured on ptxas 13.0.88 (tests/alloc/test_params.py, tests/alloc/test_ha
 
 * Parameters are packed in declaration order, each at its own alignment (natural alignment for
   scalars, ``.align`` for byte arrays); the parameter size is the end of the last one, not rounded.
+  The alignment applies to the bank-0 address on sm_75-89 (small blocks) and sm_90, to the offset
+  from the base on sm_75-89 large blocks and sm_100+ (``.align 64`` first parameter: offset 32 on
+  sm_75, 48 on sm_90, 0 on sm_100).
 * The bank holds ``param_base + parameter bytes`` (zero-filled); a kernel without parameters has a
   bank of exactly ``param_base``. ``param_base`` is 0x160 on sm_75-89, 0x210 on sm_90 and 0x380
   from sm_100 on.
@@ -22,8 +25,8 @@ Rules measured on ptxas 13.0.88 (tests/alloc/test_params.py, tests/alloc/test_ha
   sm_75-89 a pair is one slot holding both relocations; sm_90+ give the texture and then the
   sampler their own slots, each handle once. Surfaces come last.
 * ``-g`` (not fully characterised): every handle-using kernel gets one slot per handle declared in
-  the module, from ``align(largest parameter block)`` on all targets; ptxas's order of that table
-  is not known, so the caller passes it.
+  the module, after the largest parameter block of the module (its base, aligned as above) on
+  all targets; ptxas's order of that table is not known, so the caller passes it.
 """
 
 from __future__ import annotations
@@ -74,22 +77,31 @@ class ParamLayout:
         return self.base + self.param_bytes
 
 
-def layout_params(params: Sequence[Param], sm: int) -> ParamLayout:
-    """Parameter offsets and bank-0 base of one kernel for SM number ``sm``."""
-    check_unique("parameter", [p.name for p in params])
+def _pack(params: Sequence[Param], origin: int) -> tuple[dict[str, int], int]:
     offsets: dict[str, int] = {}
     cursor = 0
     for p in params:
-        check_object("parameter", p.name, p.size, p.align)
-        cursor = align_up(cursor, p.align)
+        cursor = align_up(origin + cursor, p.align) - origin
         offsets[p.name] = cursor
         cursor += p.size
-    if cursor > MAX_PARAM_BYTES:
-        last = params[-1].name
-        raise ModelError(f"parameter {last!r} ends at {cursor:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
+    return offsets, cursor
+
+
+def layout_params(params: Sequence[Param], sm: int) -> ParamLayout:
+    """Parameter offsets and bank-0 base of one kernel for SM number ``sm``."""
+    check_unique("parameter", [p.name for p in params])
+    for p in params:
+        check_object("parameter", p.name, p.size, p.align)
     arch = facts(sm)
-    large = cursor > SMALL_PARAM_LIMIT
-    return ParamLayout(offsets, cursor, arch.param_base_large if large else arch.param_base, large)
+    offsets, end = _pack(params, arch.param_base if arch.param_align_absolute else 0)
+    large = end > SMALL_PARAM_LIMIT
+    base = arch.param_base
+    if large:
+        base = arch.param_base_large
+        offsets, end = _pack(params, base if arch.param_align_absolute_large else 0)
+    if end > MAX_PARAM_BYTES:
+        raise ModelError(f"parameter {params[-1].name!r} ends at {end:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
+    return ParamLayout(offsets, end, base, large)
 
 
 class HandleKind(enum.Enum):
@@ -241,13 +253,14 @@ def layout_bank0(
     arch = facts(sm)
     layouts = {k.name: layout_params(k.params, sm) for k in kernels}
     module_max = max((p.param_bytes for p in layouts.values()), default=0)
+    module_base = arch.param_base_large if module_max > SMALL_PARAM_LIMIT else arch.param_base
     out: dict[str, Bank0] = {}
     for k in kernels:
         p = layouts[k.name]
         slots: tuple[HandleSlot, ...] = ()
         if k.handles and mode is Mode.WHOLE_PROGRAM:
             if arch.handle_slot_scope == "module":
-                start = arch.param_base + align_up(module_max, arch.handle_slot_align)
+                start = module_base + align_up(module_max, arch.handle_slot_align)
             else:
                 start = p.base + align_up(p.param_bytes, arch.handle_slot_align)
             slots = handle_slots(k.handles, start, sm, independent=independent, kernel=k.name)
@@ -256,7 +269,7 @@ def layout_bank0(
                 _check_use(k.name, use, independent)
             if debug_handles is None:
                 raise ModelError(f"kernel {k.name!r} uses handles under -g: pass debug_handles (the module's table order)")
-            cursor = arch.param_base + align_up(module_max, arch.handle_slot_align)
+            cursor = module_base + align_up(module_max, arch.handle_slot_align)
             table = []
             for name, kind in debug_handles:
                 field = {HandleKind.TEXTURE: "texture", HandleKind.SAMPLER: "sampler", HandleKind.SURFACE: "surface"}[kind]

@@ -10,6 +10,7 @@ Random specs come from fixed seeds: the same probes every run.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import struct
@@ -75,6 +76,11 @@ PARAM_KERNELS: list[tuple[str, list[Param]]] = [
     ("k_4356", [_p("arr0", 4356, 4)]),
     ("k_4356b", [_p("a", 4, 4), _p("arr0", 4344, 8), _p("b", 1, 1)]),
     ("k_max", [_p("a", 8, 8), _p("arr0", 32756, 4)]),
+    ("k_al32", [_p("arr0", 4, 32)]),
+    ("k_al64", [_p("arr0", 4, 64)]),
+    ("k_al128", [_p("a", 2, 2), _p("arr0", 4, 128)]),
+    ("k_al256", [_p("a", 1, 1), _p("arr0", 4, 256)]),
+    ("k_big_al256", [_p("arr0", 4400, 4), _p("arr1", 4, 256)]),
 ]
 
 
@@ -467,6 +473,8 @@ RESERVED_TCGEN05 = """.version 9.0
 TCGEN05_TARGETS = {"sm_100a": "rsv_tcgen05_100a", "sm_103a": "rsv_tcgen05_103a", "sm_110a": "rsv_tcgen05_110a"}
 
 GLOBAL_SEEDS = list(range(12))
+#: 20 uninitialised globals of equal size and alignment: pins the list sort's shuffle
+GLOBAL_EQUAL = [GlobalVar(f"q{i}", 4, 4) for i in range(20)]
 CONST_SEEDS = list(range(12))
 
 
@@ -479,6 +487,7 @@ def all_probes() -> dict[str, str]:
         out[hp.name] = render_handles(hp)
     for s in GLOBAL_SEEDS:
         out[f"glob{s}"] = render_globals(*random_globals(s))
+    out["glob_equal"] = render_globals(GLOBAL_EQUAL, frozenset())
     for s in CONST_SEEDS:
         out[f"const{s}"] = render_consts(*random_consts(s))
     for c4 in C4_PROBES:
@@ -547,30 +556,34 @@ _MOV = re.compile(r"\b(?:MOV|IMAD\.MOV\.U32)\s+(R\d+),\s*(?:RZ,\s*RZ,\s*)?(0x[0-
 _STG = re.compile(r"\bSTG\.E(?:\.\w+)*\s+\[(?:UR\d+|R\d+)(?:\.64)?(?:\+(0x[0-9a-f]+))?\],\s*(R\d+|RZ)\s*;")
 
 
-def sass_stored_constants(cubin: Path, kernel: str) -> dict[int, int]:
-    """sm_75 SASS of ``kernel``: {global offset: constant stored there} for each STG of a register
+@functools.lru_cache(maxsize=None)
+def sass_stored_constants(cubin: Path) -> dict[str, dict[int, int]]:
+    """sm_75 SASS, per kernel: {global offset: constant stored there} for each STG of a register
     loaded with an immediate. The shared probes store every variable's address this way."""
     text = subprocess.run([str(toolchain.nvdisasm()), "-c", str(cubin)], capture_output=True, text=True, check=True).stdout
-    lines: list[str] = []
-    current = None
+    per_kernel: dict[str, list[str]] = {}
+    current: list[str] | None = None
     for line in text.splitlines():
         m = re.match(r"\s*\.section\s+\.text\.(\S+?),", line)
         if m:
-            current = m.group(1)
+            current = per_kernel.setdefault(m.group(1), [])
             continue
-        if current == kernel:
-            lines.append(line)
-    regs: dict[str, int] = {"RZ": 0}
-    stores: dict[int, int] = {}
-    for line in lines:
-        m = _MOV.search(line)
-        if m:
-            regs[m.group(1)] = 0 if m.group(2) == "RZ" else int(m.group(2), 16)
-            continue
-        m = _STG.search(line)
-        if m and m.group(2) in regs:
-            stores[int(m.group(1), 16) if m.group(1) else 0] = regs[m.group(2)]
-    return stores
+        if current is not None:
+            current.append(line)
+    out: dict[str, dict[int, int]] = {}
+    for kernel, lines in per_kernel.items():
+        regs: dict[str, int] = {"RZ": 0}
+        stores: dict[int, int] = {}
+        for line in lines:
+            m = _MOV.search(line)
+            if m:
+                regs[m.group(1)] = 0 if m.group(2) == "RZ" else int(m.group(2), 16)
+                continue
+            m = _STG.search(line)
+            if m and m.group(2) in regs:
+                stores[int(m.group(1), 16) if m.group(1) else 0] = regs[m.group(2)]
+        out[kernel] = stores
+    return out
 
 
 def write_all() -> None:
