@@ -20,7 +20,7 @@ from .data import (
     layout_constant4,
     layout_globals,
 )
-from .dedup import Alias, Constant, ConstReloc, DedupResult, MovedReloc, deduplicate
+from .dedup import Constant, ConstReloc, DedupResult, MovedReloc, deduplicate
 from .params import (
     Bank0,
     HandleKind,
@@ -51,7 +51,6 @@ from .shared import (
 )
 
 __all__ = [
-    "Alias",
     "Bank0",
     "ConstReloc",
     "ConstVar",

@@ -22,7 +22,9 @@ The algorithm is the one nvlink's OCG-constant optimiser is described to use:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from itertools import compress
+from operator import attrgetter, not_
 
 import attrs
 
@@ -53,15 +55,6 @@ class Constant:
 
 
 @attrs.frozen
-class Alias:
-    """``name`` was not placed: it reads ``target``'s bytes at ``offset``."""
-
-    name: str
-    target: str
-    offset: int
-
-
-@attrs.frozen
 class MovedReloc:
     """A relocation of an aliased constant, now applied at ``new_offset`` of the section."""
 
@@ -74,9 +67,12 @@ class MovedReloc:
 @attrs.frozen
 class DedupResult:
     data: bytes
-    #: section offset of every constant (aliases included)
-    offsets: Mapping[str, int]
-    aliases: tuple[Alias, ...]
+    #: the constants' names, in input order
+    names: tuple[str, ...]
+    #: section offset of every constant (aliases included), in input order
+    offsets: tuple[int, ...]
+    #: the report: aliased constant -> the placed constant whose bytes it reads, in input order
+    aliases: Mapping[str, str]
     #: section offset of every relocation, by (constant, index in its relocs)
     reloc_offsets: Mapping[tuple[str, int], int]
     moved: tuple[MovedReloc, ...]
@@ -85,92 +81,134 @@ class DedupResult:
     align: int
     reverted: bool
 
+    def offset_of(self, name: str) -> int:
+        return self.offsets[self.names.index(name)]
 
-def _append_layout(constants: Sequence[Constant]) -> tuple[dict[str, int], int]:
-    offsets: dict[str, int] = {}
-    cursor = 0
+    def by_name(self) -> dict[str, int]:
+        return dict(zip(self.names, self.offsets))
+
+
+def _fail_names(names: Sequence[object]) -> None:
+    seen: set[object] = set()
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"constant has no name ({name!r})")
+        if name in seen:
+            raise ModelError(f"constant {name!r} is declared twice")
+        seen.add(name)
+
+
+def _check_values(constants: Sequence[Constant], datas: list[bytes], aligns: list[int], relocs: list[tuple[ConstReloc, ...]]) -> None:
+    # cheap whole-list checks first; the per-constant walk only runs to name the culprit
+    if set(map(type, datas)) <= {bytes} and all(datas) and all(type(a) is int and is_pow2(a) for a in set(aligns)):  # noqa: E501
+        if not any(relocs) or all(0 <= r.offset < len(d) for d, rs in zip(datas, relocs) for r in rs):
+            return
     for c in constants:
-        cursor = (cursor + c.align - 1) & -c.align
-        offsets[c.name] = cursor
-        cursor += len(c.data)
-    return offsets, cursor
-
-
-def _materialise(constants: Sequence[Constant], offsets: Mapping[str, int], placed: Sequence[Constant], size: int) -> bytes:
-    buf = bytearray(size)
-    for c in placed:
-        off = offsets[c.name]
-        buf[off : off + len(c.data)] = c.data
-    return bytes(buf)
-
-
-def _check(constants: Sequence[Constant]) -> None:
-    seen: set[str] = set()
-    for c in constants:
-        if not isinstance(c.name, str) or not c.name:
-            raise ModelError(f"constant has no name ({c.name!r})")
-        if c.name in seen:
-            raise ModelError(f"constant {c.name!r} is declared twice")
-        seen.add(c.name)
-        if not isinstance(c.data, bytes) or not c.data:
+        if type(c.data) is not bytes or not c.data:
             raise ModelError(f"constant {c.name!r}: data must be non-empty bytes")
-        if not isinstance(c.align, int) or not is_pow2(c.align):
+        if type(c.align) is not int or not is_pow2(c.align):
             raise ModelError(f"constant {c.name!r}: alignment {c.align!r} is not a power of two")
         for r in c.relocs:
             if not 0 <= r.offset < len(c.data):
                 raise ModelError(f"constant {c.name!r}: relocation at {r.offset} lies outside its {len(c.data)} bytes")
 
 
+def _join(offsets: list[int], datas: list[bytes], keep: Iterable[int], size: int) -> bytes:
+    parts: list[bytes] = []
+    pos = 0
+    zeros = bytes(256)
+    for i in keep:
+        off = offsets[i]
+        gap = off - pos
+        if gap:
+            parts.append(zeros[:gap] if gap <= 256 else bytes(gap))
+        data = datas[i]
+        parts.append(data)
+        pos = off + len(data)
+    if size > pos:
+        parts.append(bytes(size - pos))
+    return b"".join(parts)
+
+
+_SEARCHED = frozenset((*HASHED_WIDTHS, *COMPARED_WIDTHS))
+
+
 def deduplicate(constants: Sequence[Constant]) -> DedupResult:
     """Lay ``constants`` out in one section, aliasing equal values (see the module doc)."""
-    _check(constants)
-    original_offsets, original_size = _append_layout(constants)
-    align = max((c.align for c in constants), default=1)
+    n = len(constants)
+    names = list(map(attrgetter("name"), constants))
+    datas = list(map(attrgetter("data"), constants))
+    aligns = list(map(attrgetter("align"), constants))
+    users = list(map(attrgetter("is_user"), constants))
+    relocs = list(map(attrgetter("relocs"), constants))
+    unique = set(names)
+    if len(unique) != n or set(map(type, unique)) - {str} or "" in unique:
+        _fail_names(names)
+    _check_values(constants, datas, aligns, relocs)
+    widths = list(map(len, datas))
 
-    offsets: dict[str, int] = {}
-    owner: dict[int, str] = {}
-    placed: list[Constant] = []
-    aliases: list[Alias] = []
-    tables: dict[int, dict[Hashable, int]] = {}
-    cursor = 0
-    hashed = HASHED_WIDTHS
-    for c in constants:
-        data = c.data
-        width = len(data)
-        a = c.align
-        key: Hashable = data if not c.relocs else (data, c.relocs)
-        table = None
-        if width in hashed or 12 <= width <= 64:
-            table = tables.get(width)
-            if table is None:
-                table = tables[width] = {}
-            hit = table.get(key)
-            if hit is not None and not hit & (a - 1) and not (c.is_user and not any(data)):
-                offsets[c.name] = hit
-                aliases.append(Alias(c.name, owner[hit], hit))
+    # The value tables: each constant's key is its bytes (with its relocations, if any); widths
+    # that are neither hashed nor compared get a key of their own. ``first_of(key, i)`` gives the
+    # earliest constant with i's key: the one the tables hold when i is visited (a constant that
+    # could not alias it, for alignment or as a zero user constant, never replaces it).
+    keys: list[Hashable] = datas  # type: ignore[assignment]
+    if any(relocs):
+        keys = [(d, r) if r else d for d, r in zip(datas, relocs)]
+    if not _SEARCHED.issuperset(widths):
+        keys = list(keys)
+        for i in compress(range(n), map(not_, map(_SEARCHED.__contains__, widths))):
+            keys[i] = i  # an int key never equals a bytes or tuple key
+    first_of = {}.setdefault
+    targets: list[int] = []
+
+    offs = [0] * n
+    aliased: list[int] = []
+    placed: list[int] = []
+    cursor = original = 0
+    max_align = 1
+    for i in range(n):
+        a = aligns[i]
+        w = widths[i]
+        original = ((original + a - 1) & -a) + w
+        f = first_of(keys[i], i)
+        if f != i:
+            hit = offs[f]
+            if not hit & (a - 1) and not (users[i] and not datas[i].strip(b"\0")):
+                offs[i] = hit
+                aliased.append(i)
+                targets.append(f)
                 continue
         cursor = (cursor + a - 1) & -a
-        offsets[c.name] = cursor
-        owner[cursor] = c.name
-        placed.append(c)
-        if table is not None and key not in table:
-            table[key] = cursor
-        cursor += width
+        offs[i] = cursor
+        placed.append(i)
+        cursor += w
+    max_align = max(set(aligns), default=1)
 
-    if cursor >= original_size:
+    if cursor >= original:
         # No gain: ptxas/nvlink give the optimisation up ("didn't help") and keep the plain layout.
-        data = _materialise(constants, original_offsets, constants, original_size)
-        reloc_offsets = {(c.name, i): original_offsets[c.name] + r.offset for c in constants for i, r in enumerate(c.relocs)}
-        return DedupResult(data, original_offsets, (), reloc_offsets, (), original_size, original_size, align, True)
+        pos = 0
+        for i in range(n):
+            a = aligns[i]
+            pos = (pos + a - 1) & -a
+            offs[i] = pos
+            pos += widths[i]
+        reloc_offsets = {(names[i], j): offs[i] + r.offset for i in range(n) if relocs[i] for j, r in enumerate(relocs[i])}
+        data = _join(offs, datas, range(n), original)
+        return DedupResult(data, tuple(names), tuple(offs), {}, reloc_offsets, (), original, original, max_align, True)
 
-    data = _materialise(constants, offsets, placed, cursor)
-    reloc_offsets = {}
-    moved = []
-    aliased = {al.name for al in aliases}
-    for c in constants:
-        base = offsets[c.name]
-        for i, r in enumerate(c.relocs):
-            reloc_offsets[(c.name, i)] = base + r.offset
-            if c.name in aliased:
-                moved.append(MovedReloc(c.name, r, original_offsets[c.name] + r.offset, base + r.offset))
-    return DedupResult(data, offsets, tuple(aliases), reloc_offsets, tuple(moved), cursor, original_size, align, False)
+    aliases = dict(zip([names[i] for i in aliased], [names[f] for f in targets]))
+    reloc_offsets: dict[tuple[str, int], int] = {}
+    moved: list[MovedReloc] = []
+    if any(relocs):
+        pos = 0
+        is_alias = set(aliased)
+        for i in range(n):
+            a = aligns[i]
+            pos = (pos + a - 1) & -a
+            for j, r in enumerate(relocs[i]):
+                reloc_offsets[(names[i], j)] = offs[i] + r.offset
+                if i in is_alias:
+                    moved.append(MovedReloc(names[i], r, pos + r.offset, offs[i] + r.offset))
+            pos += widths[i]
+    data = _join(offs, datas, placed, cursor)
+    return DedupResult(data, tuple(names), tuple(offs), aliases, reloc_offsets, tuple(moved), cursor, original, max_align, False)
