@@ -4,7 +4,8 @@
 
 1. The ``-g`` interference allocator: 10,000 module shared objects used by 1,000 kernels (each
    object reached by 1-8 kernels, 5% by one kernel only, 2% unreferenced), each kernel with two
-   function-scope variables. Target: under one second.
+   function-scope variables. Target: under one second. For information, the whole module path
+   (``layout_shared`` from a call graph, whole-program and -g) on a 10,000-variable module.
 2. The constant deduplicator: 1,000,000 constants (4/8/16-byte and odd widths, about a third of
    them repeated values). Target: under one second.
 
@@ -22,7 +23,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cubinemit.alloc import Constant, DebugKernel, SharedObject, SharedVar, allocate_debug_shared, deduplicate  # noqa: E402
+from cubinemit.alloc import (  # noqa: E402
+    Constant,
+    DebugKernel,
+    Mode,
+    SharedFunction,
+    SharedModule,
+    SharedObject,
+    SharedScope,
+    SharedVar,
+    allocate_debug_shared,
+    deduplicate,
+    layout_shared,
+)
 
 
 def shared_inputs(seed: int, n_objects: int = 10_000, n_kernels: int = 1_000) -> tuple[list[SharedObject], list[DebugKernel]]:
@@ -41,6 +54,24 @@ def shared_inputs(seed: int, n_objects: int = 10_000, n_kernels: int = 1_000) ->
         objects.append(SharedObject(f"s{i}", r.choice([4, 8, 16, 24, 64, 100, 256, 1024]), r.choice([1, 4, 8, 16, 128]), users, referenced))
     own = [DebugKernel(k, [SharedVar(f"{k}_a", r.choice([4, 64, 512]), 16), SharedVar(f"{k}_b", 12, 4)]) for k in kernels]
     return objects, own
+
+
+def shared_module(seed: int, n_vars: int = 10_000, n_kernels: int = 1_000, n_funcs: int = 100) -> SharedModule:
+    """A module of 10,000 module .shared variables, 100 device functions (30 variables each, a
+    few calls) and 1,000 kernels (20 variables and 2 calls each)."""
+    r = random.Random(seed)
+    scopes = [SharedScope.INTERNAL] * 8 + [SharedScope.VISIBLE]
+    mv = [SharedVar(f"s{i}", r.choice([4, 8, 16, 64, 256]), r.choice([1, 4, 8, 16]), r.choice(scopes)) for i in range(n_vars)]
+    names = [v.name for v in mv]
+    funcs = [
+        SharedFunction(f"f{j}", False, [SharedVar(f"f{j}_v", 32, 8)], [*r.sample(names, 30), f"f{j}_v"], [f"f{x}" for x in r.sample(range(j + 1, n_funcs), min(2, n_funcs - j - 1))])
+        for j in range(n_funcs)
+    ]
+    kernels = [
+        SharedFunction(f"k{i}", True, [SharedVar(f"k{i}_v", 128, 16)], [*r.sample(names, 20), f"k{i}_v"], [f"f{x}" for x in r.sample(range(n_funcs), 2)])
+        for i in range(n_kernels)
+    ]
+    return SharedModule(mv, funcs + kernels)
 
 
 def constant_inputs(seed: int, n: int = 1_000_000) -> list[Constant]:
@@ -83,6 +114,10 @@ def main() -> None:
     t_shared = best_of(args.repeat, lambda: allocate_debug_shared(objects, kernels, base=0x400))
     groups = len({v for s, v in lay.symbols.values() if s == ".nv_debug.shared"})
 
+    module = shared_module(args.seed)
+    t_whole = best_of(args.repeat, lambda: layout_shared(module, 90, Mode.WHOLE_PROGRAM))
+    t_debug = best_of(args.repeat, lambda: layout_shared(module, 90, Mode.DEBUG))
+
     consts = constant_inputs(args.seed)
     res = deduplicate(consts)
     t_dedup = best_of(args.repeat, lambda: deduplicate(consts))
@@ -90,8 +125,10 @@ def main() -> None:
     print(f"{'benchmark':<58} {'measured':>10} {'target':>8}")
     print(f"{'-g shared: 10,000 objects x 1,000 kernels':<58} {t_shared:>9.3f}s {'< 1s':>8}")
     print(f"{'   (' + str(groups) + ' colour offsets, .nv_debug.shared ' + hex(lay.sections['.nv_debug.shared'].size) + ')':<58}")
+    print(f"{'layout_shared whole program: 10,000 vars, 1,000 kernels':<58} {t_whole:>9.3f}s {'':>8}")
+    print(f"{'layout_shared -g (call graph -> users -> colouring), same':<58} {t_debug:>9.3f}s {'':>8}")
     print(f"{'constant dedup: 1,000,000 constants':<58} {t_dedup:>9.3f}s {'< 1s':>8}")
-    print(f"{'   (' + str(len(res.aliases)) + ' aliased, ' + str(res.original_size) + ' -> ' + str(res.size) + ' bytes)':<58}")
+    print(f"{'   (' + str(len(res.aliased)) + ' aliased, ' + str(res.original_size) + ' -> ' + str(res.size) + ' bytes)':<58}")
     # machine speed: the dedup's unavoidable core is one hash-table insert per constant
     keys = [c.data for c in consts]
 

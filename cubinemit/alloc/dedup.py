@@ -71,8 +71,9 @@ class DedupResult:
     names: tuple[str, ...]
     #: section offset of every constant (aliases included), in input order
     offsets: tuple[int, ...]
-    #: the report: aliased constant -> the placed constant whose bytes it reads, in input order
-    aliases: Mapping[str, str]
+    #: the report, as input indices: constant ``aliased[j]`` reads the bytes of ``targets[j]``
+    aliased: tuple[int, ...]
+    targets: tuple[int, ...]
     #: section offset of every relocation, by (constant, index in its relocs)
     reloc_offsets: Mapping[tuple[str, int], int]
     moved: tuple[MovedReloc, ...]
@@ -80,6 +81,12 @@ class DedupResult:
     original_size: int
     align: int
     reverted: bool
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """The report by name: aliased constant -> the placed constant whose bytes it reads."""
+        names = self.names
+        return dict(zip([names[i] for i in self.aliased], [names[i] for i in self.targets]))
 
     def offset_of(self, name: str) -> int:
         return self.offsets[self.names.index(name)]
@@ -194,9 +201,8 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
             pos += widths[i]
         reloc_offsets = {(names[i], j): offs[i] + r.offset for i in range(n) if relocs[i] for j, r in enumerate(relocs[i])}
         data = _join(offs, datas, range(n), original)
-        return DedupResult(data, tuple(names), tuple(offs), {}, reloc_offsets, (), original, original, max_align, True)
+        return DedupResult(data, tuple(names), tuple(offs), (), (), reloc_offsets, (), original, original, max_align, True)
 
-    aliases = dict(zip([names[i] for i in aliased], [names[f] for f in targets]))
     reloc_offsets: dict[tuple[str, int], int] = {}
     moved: list[MovedReloc] = []
     if any(relocs):
@@ -211,4 +217,4 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
                     moved.append(MovedReloc(names[i], r, pos + r.offset, offs[i] + r.offset))
             pos += widths[i]
     data = _join(offs, datas, placed, cursor)
-    return DedupResult(data, tuple(names), tuple(offs), aliases, reloc_offsets, tuple(moved), cursor, original, max_align, False)
+    return DedupResult(data, tuple(names), tuple(offs), tuple(aliased), tuple(targets), reloc_offsets, tuple(moved), cursor, original, max_align, False)

@@ -204,18 +204,20 @@ def _used_first(f: SharedFunction) -> list[SharedVar]:
 def _whole_program(module: SharedModule, funcs: Mapping[str, SharedFunction], base: int) -> SharedLayout:
     externs = [v for v in module.variables if v.scope is SharedScope.EXTERN]
     dyn_align = max([16] + [v.align for v in externs]) if externs else 0
+    decl = {v.name: (i, v) for i, v in enumerate(module.variables)}
+    creation = {f.name: i for i, f in enumerate(module.functions)}
     sections: dict[str, SharedSection] = {}
     offsets: dict[str, dict[str, int]] = {}
     for k in module.functions:
         if not k.kernel:
             continue
-        reach = _reach(k, funcs)
-        callees = [f for f in module.functions if f.name in reach]
+        callees = [funcs[name] for name in sorted(_reach(k, funcs), key=creation.__getitem__)]
         used = set(k.uses).union(*(f.uses for f in callees))
+        module_used = [decl[name][1] for name in sorted((n for n in used if n in decl), key=lambda n: decl[n][0])]
         live = (
-            [v for v in module.variables if v.scope is SharedScope.VISIBLE and v.name in used]
+            [v for v in module_used if v.scope is SharedScope.VISIBLE]
             + [v for v in k.shared if v.name in k.uses]
-            + [v for v in module.variables if v.scope is SharedScope.INTERNAL and v.name in used]
+            + [v for v in module_used if v.scope is SharedScope.INTERNAL]
             + [v for f in callees for v in f.shared if v.name in f.uses]
         )
         dead = [v for v in k.shared if v.name not in k.uses] + [v for f in callees for v in f.shared if v.name not in f.uses]
@@ -228,8 +230,8 @@ def _whole_program(module: SharedModule, funcs: Mapping[str, SharedFunction], ba
             live_end = sequential(_triples(live))[1]
             end = align_up(end, dyn_align)
             align = max(align, dyn_align)
-            for v in externs:
-                if v.name in used:
+            for v in module_used:
+                if v.scope is SharedScope.EXTERN:
                     mine[v.name] = base + align_up(live_end, dyn_align)
         elif not order:
             offsets[k.name] = mine
