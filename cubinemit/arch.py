@@ -69,17 +69,20 @@ class ArchFacts:
 _FAMILY_FACTS = {
     Family.LEGACY: ArchFacts(
         Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False,
-        param_base_large=0x1A80, param_align_absolute=True, param_align_absolute_large=False, handle_slot_scope="kernel", handle_slot_align=4, handle_pair_slots=True,
+        param_base_large=0x1A80, param_align_absolute=True, param_align_absolute_large=False,
+        handle_slot_scope="kernel", handle_slot_align=4, handle_pair_slots=True,
         shared_base=0, reserved_smem_base=None,
     ),
     Family.HOPPER: ArchFacts(
         Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False,
-        param_base_large=0x210, param_align_absolute=True, param_align_absolute_large=True, handle_slot_scope="module", handle_slot_align=4, handle_pair_slots=False,
+        param_base_large=0x210, param_align_absolute=True, param_align_absolute_large=True,
+        handle_slot_scope="module", handle_slot_align=4, handle_pair_slots=False,
         shared_base=0x400, reserved_smem_base=0,
     ),
     Family.BLACKWELL: ArchFacts(
         Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True,
-        param_base_large=0x380, param_align_absolute=False, param_align_absolute_large=False, handle_slot_scope="module", handle_slot_align=16, handle_pair_slots=False,
+        param_base_large=0x380, param_align_absolute=False, param_align_absolute_large=False,
+        handle_slot_scope="module", handle_slot_align=16, handle_pair_slots=False,
         shared_base=0x400, reserved_smem_base=0x40, reserved_smem_war_sms=(110,),
     ),
 }  # fmt: skip

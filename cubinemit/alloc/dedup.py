@@ -158,14 +158,12 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
     # that are neither hashed nor compared get a key of their own. ``first_of(key, i)`` gives the
     # earliest constant with i's key: the one the tables hold when i is visited (a constant that
     # could not alias it, for alignment or as a zero user constant, never replaces it).
-    keys: list[Hashable] = datas  # type: ignore[assignment]
-    if any(relocs):
-        keys = [(d, r) if r else d for d, r in zip(datas, relocs)]
+    keys: list[Hashable] = [(d, r) if r else d for d, r in zip(datas, relocs)] if any(relocs) else list(datas)
     if not _SEARCHED.issuperset(widths):
-        keys = list(keys)
         for i in compress(range(n), map(not_, map(_SEARCHED.__contains__, widths))):
             keys[i] = i  # an int key never equals a bytes or tuple key
-    first_of = {}.setdefault
+    table: dict[Hashable, int] = {}
+    first_of = table.setdefault
     targets: list[int] = []
 
     offs = [0] * n
@@ -199,9 +197,9 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
             pos = (pos + a - 1) & -a
             offs[i] = pos
             pos += widths[i]
-        reloc_offsets = {(names[i], j): offs[i] + r.offset for i in range(n) if relocs[i] for j, r in enumerate(relocs[i])}
+        plain = {(names[i], j): offs[i] + r.offset for i in range(n) if relocs[i] for j, r in enumerate(relocs[i])}
         data = _join(offs, datas, range(n), original)
-        return DedupResult(data, tuple(names), tuple(offs), (), (), reloc_offsets, (), original, original, max_align, True)
+        return DedupResult(data, tuple(names), tuple(offs), (), (), plain, (), original, original, max_align, True)
 
     reloc_offsets: dict[tuple[str, int], int] = {}
     moved: list[MovedReloc] = []

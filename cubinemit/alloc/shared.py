@@ -276,7 +276,9 @@ class ColourGroup:
     members: tuple[str, ...]
 
 
-def colour_objects(objects: Sequence[SharedObject], *, base: int = 0) -> tuple[dict[str, int], list[ColourGroup], dict[str, list[SharedObject]], list[SharedObject]]:
+def colour_objects(
+    objects: Sequence[SharedObject], *, base: int = 0
+) -> tuple[dict[str, int], list[ColourGroup], dict[str, list[SharedObject]], list[SharedObject]]:
     """Sort, privatise and colour ``objects`` (ptxas's declaration-order list, see the module doc).
 
     Returns (colour of each coloured object, the groups laid out from ``base``, the privatised

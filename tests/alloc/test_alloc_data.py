@@ -104,3 +104,23 @@ def test_constant3_whole_program_keeps_declaration_order() -> None:
 def test_bad_input(call, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ModelError, match=message):
         call()
+
+
+PRINTF_JOBS = [("printf", t, "def") for t in ("sm_75", "sm_90", "sm_100a")]
+
+
+@pytest.mark.parametrize("job", PRINTF_JOBS, ids=lambda j: j[1])
+def test_printf_format_string_is_an_ordinary_global(job, ptxas_ok) -> None:  # type: ignore[no-untyped-def]
+    # tests/probes/printf.ptx: nvcc's `.global .align 1 .b8 $str[18]` and the extern vprintf
+    import oracle
+
+    from cubinemit.reader import read_cubin
+
+    obj = read_cubin(oracle.compile_ptx(oracle.PROBES / "printf.ptx", job[1], job[2]).read_bytes())
+    lay = layout_globals([GlobalVar("$str", 18, 1, initialized=True)])
+    s = _section(obj, ".nv.global.init")
+    assert _symbols(obj, ".nv.global.init") == dict(lay.init.offsets)
+    assert (s.size, s.addralign) == (lay.init.size, lay.init.align)
+    c4 = layout_constant4(constant4_order([["vprintf"]], [GlobalVar("$str", 18, 1, initialized=True)]))
+    relocs = next(x for x in obj.sections if x.name in (".rel.nv.constant4", ".rela.nv.constant4")).relocs
+    assert {r.symbol.name: r.offset for r in relocs} == dict(c4.offsets)
