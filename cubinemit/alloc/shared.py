@@ -17,8 +17,9 @@ Whole program (default, -lineinfo, -O0): every kernel gets a private copy of wha
 Unused module variables disappear. The section's size is the end of the last variable and its
 alignment the largest. When the module declares any ``.extern .shared`` every kernel gets a
 section, rounded up to ``R = max(16, largest extern alignment of the module)``, aligned to at
-least ``R``; the dynamic area (every extern the kernel reaches) starts at the end of the
-referenced variables (1-4) rounded up to ``R``, so the unreferenced tail (5) may overlap it.
+least ``R``; each extern the kernel reaches starts at the end of the referenced variables (1-4)
+rounded up to ``max(16, its own alignment, the first declared extern's alignment)``, so the
+unreferenced tail (5) may overlap it.
 
 ``-g``: functions are not cloned, and module-scope objects (module variables and the
 function-scope variables of device functions) go through an interference allocator:
@@ -232,7 +233,7 @@ def _whole_program(module: SharedModule, funcs: Mapping[str, SharedFunction], ba
             align = max(align, dyn_align)
             for v in module_used:
                 if v.scope is SharedScope.EXTERN:
-                    mine[v.name] = base + align_up(live_end, dyn_align)
+                    mine[v.name] = base + align_up(live_end, max(16, externs[0].align, v.align))
         elif not order:
             offsets[k.name] = mine
             continue
