@@ -10,8 +10,8 @@ Rules measured on ptxas 13.0.88 (tests/alloc/test_params.py, tests/alloc/test_ha
 * The bank holds ``param_base + parameter bytes`` (zero-filled); a kernel without parameters has a
   bank of exactly ``param_base``. ``param_base`` is 0x160 on sm_75-89, 0x210 on sm_90 and 0x380
   from sm_100 on.
-* More than 4352 parameter bytes (4352 itself is still small) switch the per-parameter records to
-  KPARAM_INFO_V2 on every target; on sm_75-89 the parameters then move to 0x1a80. The limit is
+* More than 4352 parameter bytes (4352 itself is still small; counted as packed from offset 0)
+  switch the per-parameter records to KPARAM_INFO_V2 on every target; on sm_75-89 the parameters then move to 0x1a80. The limit is
   0x7ffc bytes (ptxas: "uses too much parameter space").
 * Handle slots (``.texref``/``.surfref``/``.samplerref`` used by a kernel) are 4 bytes each after the
   parameters, in whole-program builds only (``-c`` leaves them to the linker). sm_75-89 start them
@@ -93,12 +93,14 @@ def layout_params(params: Sequence[Param], sm: int) -> ParamLayout:
     for p in params:
         check_object("parameter", p.name, p.size, p.align)
     arch = facts(sm)
-    offsets, end = _pack(params, arch.param_base if arch.param_align_absolute else 0)
+    # The V1/V2 choice looks at the block packed from offset 0; the final packing may then align
+    # to bank-0 addresses (measured: a block of 4257 relative bytes that ends at 4417 on sm_75
+    # stays V1 at 0x160).
+    offsets, end = _pack(params, 0)
     large = end > SMALL_PARAM_LIMIT
-    base = arch.param_base
-    if large:
-        base = arch.param_base_large
-        offsets, end = _pack(params, base if arch.param_align_absolute_large else 0)
+    base = arch.param_base_large if large else arch.param_base
+    if arch.param_align_absolute_large if large else arch.param_align_absolute:
+        offsets, end = _pack(params, base)
     if end > MAX_PARAM_BYTES:
         raise ModelError(f"parameter {params[-1].name!r} ends at {end:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
     return ParamLayout(offsets, end, base, large)

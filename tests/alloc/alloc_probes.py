@@ -84,6 +84,22 @@ PARAM_KERNELS: list[tuple[str, list[Param]]] = [
 ]
 
 
+def random_param_kernels(seed: int = 7, count: int = 60) -> list[tuple[str, list[Param]]]:
+    """Kernels with random parameter blocks, large alignments and near-4352-byte sizes included."""
+    r = random.Random(seed)
+    kernels = []
+    for k in range(count):
+        ps = []
+        for i in range(r.randint(0, 8)):
+            align = r.choice([1, 2, 4, 8, 16, 32, 64, 128, 256])
+            size = r.choice([1, 2, 3, 4, 8, 12, 16, 24, 100]) if r.random() < 0.9 else r.choice([2000, 4000, 4350])
+            ps.append(Param(f"arr{i}", size, align))
+        if sum(p.size + p.align for p in ps) > 30000:
+            ps = ps[:2]
+        kernels.append((f"k{k}", ps))
+    return kernels
+
+
 # --- texture / surface handles ------------------------------------------------------------------
 
 
@@ -480,7 +496,7 @@ CONST_SEEDS = list(range(12))
 
 def all_probes() -> dict[str, str]:
     """Every committed probe: name -> PTX text."""
-    out = {"params": render_params(PARAM_KERNELS), "rsv_plain": RESERVED_PLAIN}
+    out = {"params": render_params(PARAM_KERNELS), "params_rand": render_params(random_param_kernels()), "rsv_plain": RESERVED_PLAIN}
     for target, name in TCGEN05_TARGETS.items():
         out[name] = RESERVED_TCGEN05.format(target=target)
     for hp in HANDLE_PROBES:

@@ -11,17 +11,19 @@ from cubinemit.errors import ModelError
 
 DEF_TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120", "sm_121f"]
 REL_TARGETS = ["sm_75", "sm_90", "sm_100a"]
-JOBS = [("params", t, "def") for t in DEF_TARGETS] + [("params", t, "c") for t in REL_TARGETS]
+JOBS = [(probe, t, "def") for probe in ("params", "params_rand") for t in DEF_TARGETS]
+JOBS += [(probe, t, "c") for probe in ("params", "params_rand") for t in REL_TARGETS]
+SPECS = {"params": ap.PARAM_KERNELS, "params_rand": ap.random_param_kernels()}
 
 
-@pytest.mark.parametrize("job", JOBS, ids=lambda j: f"{j[1]}-{j[2]}")
+@pytest.mark.parametrize("job", JOBS, ids=lambda j: "-".join(j))
 def test_params_match_ptxas(job, compile_probes, elf) -> None:  # type: ignore[no-untyped-def]
     obj = elf(compile_probes(JOBS)[job])
-    _, target, mode = job
+    probe, target, mode = job
     sm = parse_target(target)[0]
-    kernels = [Kernel(name, tuple(params)) for name, params in ap.PARAM_KERNELS]
+    kernels = [Kernel(name, tuple(params)) for name, params in SPECS[probe]]
     banks = layout_bank0(kernels, sm, mode=Mode.from_flags(mode))
-    for name, params in ap.PARAM_KERNELS:
+    for name, params in SPECS[probe]:
         bank = banks[name]
         section = next(s for s in obj.sections if s.name == f".nv.constant0.{name}")
         assert section.size == bank.size, name
@@ -34,6 +36,15 @@ def test_params_match_ptxas(job, compile_probes, elf) -> None:  # type: ignore[n
             assert info.param_size == bank.params.param_bytes, name
         else:
             assert info.cbank is None and info.param_size is None
+
+
+def test_large_is_decided_on_the_relative_packing() -> None:
+    # packed from 0 the block ends at 4257 (V1); aligned to bank-0 addresses on sm_75 it ends at
+    # 4417 and still stays V1 at 0x160 (measured, params_rand k32)
+    ps = [Param("a", 1, 256), Param("b", 8, 64), Param("c", 2000, 256), Param("d", 2000, 8), Param("e", 1, 2)]
+    lay = layout_params(ps, 75)
+    assert (lay.large, lay.base, lay.param_bytes) == (False, 0x160, 4417)
+    assert tuple(lay.offsets.values()) == (160, 224, 416, 2416, 4416)
 
 
 def test_small_limit_and_bases() -> None:
