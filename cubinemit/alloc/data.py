@@ -1,6 +1,6 @@
 """Module data: ``.nv.global``, ``.nv.global.init``, ``.nv.constant3`` and ``.nv.constant4``.
 
-Rules measured on ptxas 13.0.88 (tests/alloc/test_data.py; symbol values of random modules):
+Rules measured on ptxas 13.0.88 (tests/alloc/test_alloc_data.py; symbol values of random modules):
 
 * Globals, every mode: the initialised variables go to ``.nv.global.init``, the others to
   ``.nv.global``. Each section lists its visible variables (declaration order) then the others

@@ -2,7 +2,7 @@
 
 ptxas 13.0.88 itself never shares constants between variables: equal ``.const`` values each keep
 their storage in ``.nv.constant3`` and compiler constants are only reused inside one function's
-``.nv.constant2`` (tests/alloc/test_data.py checks the first). This module is therefore a library
+``.nv.constant2`` (tests/alloc/test_alloc_data.py checks the first). This module is therefore a library
 feature for code generators that want a smaller bank; a cubin meant to match ptxas must not use
 it where ptxas would not.
 

@@ -1,6 +1,6 @@
 """Constant bank 0: kernel parameters and texture/surface handle slots (``.nv.constant0.<kernel>``).
 
-Rules measured on ptxas 13.0.88 (tests/alloc/test_params.py, tests/alloc/test_handles.py):
+Rules measured on ptxas 13.0.88 (tests/alloc/test_alloc_params.py, tests/alloc/test_alloc_handles.py):
 
 * Parameters are packed in declaration order, each at its own alignment (natural alignment for
   scalars, ``.align`` for byte arrays); the parameter size is the end of the last one, not rounded.

@@ -3,7 +3,7 @@
 All rules were measured on ptxas 13.0.88 over random modules (module ``.shared`` of every scope,
 function-scope ``.shared`` in kernels and device functions, call graphs, ``.extern .shared``):
 symbol values under ``-g``/``-c``, SASS addresses under the default mode, section sizes and
-alignments on sm_75, sm_90 and sm_100a (tests/alloc/test_shared.py).
+alignments on sm_75, sm_90 and sm_100a (tests/alloc/test_alloc_shared.py).
 
 Whole program (default, -lineinfo, -O0): every kernel gets a private copy of what it reaches
 (device functions are cloned). Per kernel, in this order, each at its alignment:
@@ -45,7 +45,8 @@ function-scope variables of device functions) go through an interference allocat
 ``-c``: nothing is placed. Module objects and device-function variables are listed in
 ``.nv_debug.shared``, kernel variables in their kernel's section; every symbol value is the
 object's alignment, and a section's size is the sum ``S`` of its objects' sizes, plus its
-alignment ``A`` when ``S <= A``. Externs stay undefined.
+alignment ``A`` when ``S <= A``. ``.nv_debug.shared`` is aligned to its largest object, a kernel
+section to the larger of its own objects and ``.nv_debug.shared``. Externs stay undefined.
 
 sm_90 and later put every user byte 0x400 further (the ``shared_base`` arch fact), -c excepted.
 Not characterised: under ``-g``, modules whose externs are referenced while some device function
