@@ -47,16 +47,51 @@ class ArchFacts:
     #: .text.<f> sh_info carries the register count in bits 24-31 (below sm_90)
     text_info_regcount: bool
     #: bytes of .nv.shared.reserved.0 in executables, and the value of the reserved-SMEM
-    #: symbols (.nv.reservedSmem.offset0, its alias) in .symtab
+    #: symbols (.nv.reservedSmem.offset0, its alias) in .symtab (per SM: _SM_OVERRIDES)
     reserved_smem_size: int = 0
     reserved_smem_offset: int = 0
+    # --- memory layout (cubinemit.alloc; probes in tests/alloc) ------------------------------
+    #: parameter base in bank 0 when the parameters take more than 4352 bytes (KPARAM_INFO_V2)
+    param_base_large: int = 0
+    #: parameter alignment applies to the bank-0 address (True) or to the offset from the base
+    #: (False), for small and for large (> 4352 bytes) parameter blocks
+    param_align_absolute: bool = False
+    param_align_absolute_large: bool = False
+    #: texture/surface handle slots follow each kernel's own parameters ("kernel") or the largest
+    #: parameter block of the module ("module")
+    handle_slot_scope: str = "kernel"
+    #: the parameter bytes before the first handle slot are rounded up to this
+    handle_slot_align: int = 4
+    #: texmode_independent: a sampled texture and its sampler share one 4-byte slot
+    handle_pair_slots: bool = False
+    #: offset of the first user byte in every .nv.shared.<kernel> and in .nv_debug.shared
+    shared_base: int = 0
+    #: first free offset of .nv.shared.reserved.0 (None: the family has no such section)
+    reserved_smem_base: int | None = None
+    #: SM numbers whose .nv.shared.reserved.0 holds __nv_reservedSMEM_gb10b_war_var
+    reserved_smem_war_sms: tuple[int, ...] = ()
 
 
 _FAMILY_FACTS = {
-    Family.LEGACY: ArchFacts(Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False, True),
-    Family.HOPPER: ArchFacts(Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False, False),
-    Family.BLACKWELL: ArchFacts(Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True, False),
-}
+    Family.LEGACY: ArchFacts(
+        Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False, True,
+        param_base_large=0x1A80, param_align_absolute=True, param_align_absolute_large=False,
+        handle_slot_scope="kernel", handle_slot_align=4, handle_pair_slots=True,
+        shared_base=0, reserved_smem_base=None,
+    ),
+    Family.HOPPER: ArchFacts(
+        Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False, False,
+        param_base_large=0x210, param_align_absolute=True, param_align_absolute_large=True,
+        handle_slot_scope="module", handle_slot_align=4, handle_pair_slots=False,
+        shared_base=0x400, reserved_smem_base=0,
+    ),
+    Family.BLACKWELL: ArchFacts(
+        Family.BLACKWELL, 0x02, "hopper", 0, True, True, 0x380, "merc_shndx", True, False,
+        param_base_large=0x380, param_align_absolute=False, param_align_absolute_large=False,
+        handle_slot_scope="module", handle_slot_align=16, handle_pair_slots=False,
+        shared_base=0x400, reserved_smem_base=0x40, reserved_smem_war_sms=(110,),
+    ),
+}  # fmt: skip
 
 #: Every SM number ptxas 13.0.88 accepts as a real target (sm_XY, sm_XYa, sm_XYf).
 KNOWN_SMS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
