@@ -1,0 +1,769 @@
+"""Build the records of ``.nv.info.<f>`` and of the global ``.nv.info`` from facts, in the order
+ptxas 13.0.88 writes them (see :mod:`cubinemit.nvinfo.facts` for the inputs).
+
+Everything ptxas derives is computed here: the per-target constants (through the gating table),
+the parameter-bank layout (PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO/V2), MAXREG_COUNT from the
+launch bounds, VRC_CTA_INIT_COUNT / SPARSE_MMA_MASK / SANITIZE / TOOLS_PATCH_FUNC from usage and
+mode, BINDLESS_* from the references a function uses, the -g folding of the call graph into
+entries (REGCOUNT, NUM_BARRIERS, CTAIDZ_USED, EXTERNS; CRS_STACK_SIZE and MIN_STACK_SIZE when a
+call cycle is reachable), and the global record patterns.
+
+Record order in ``.nv.info.<f>`` (measured on ptxas; tests/nvinfo/test_nvinfo_builder*.py
+rebuild every section of the probe corpus):
+
+* sm_75-89 (:data:`ORDER_L`) and sm_90+ (:data:`ORDER_HB`), absent records skipped;
+* -g only: records an *entry* has only through its callees (CTAIDZ_USED, NUM_BARRIERS; EXTERNS
+  brought in by -sanitize instrumentation alone) come after everything else on sm_75-89 and
+  just before the parameter-bank tail (CBANK_PARAM_SIZE ...) on sm_90+, in the order the
+  reachable functions bring them in (.text order). A record the entry has itself stays in
+  place, with the propagated value when that is larger; EXTERNS from user callees join the
+  entry's own EXTERNS in place.
+
+Gating (:mod:`cubinemit.nvinfo.gating`): a fact the target cannot carry raises
+:class:`~cubinemit.errors.ModelError` naming the function, the attribute and the target when
+ptxas would reject the PTX (clusters before sm_90, mbarriers before sm_80, tcgen05 outside
+sm_100a/f, 103a/f, 110a/f, reserved shared memory where no target uses it); it is skipped
+silently where ptxas accepts the code and simply writes no record (%ctaid.z from sm_90 on,
+mma.sp before sm_90, INSTR_REG_MAP outside sm_80-89).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from ..arch import facts as arch_facts
+from ..errors import ModelError
+from .catalogue import EIAttr
+from .facts import SPARSE_MMA_KINDS, SURFACE, TEXTURE, FunctionFacts, ModuleFacts
+from .gating import Emission, Target, gate, parse_target
+from .records import (
+    Annotations,
+    Atom16EmulRegMap,
+    ByteValue,
+    Dim3,
+    Flag,
+    HalfValue,
+    IndirectBranch,
+    IndirectBranchTargets,
+    InstrOffsets,
+    KParamInfo,
+    KParamInfoV2,
+    MbarrierEntry,
+    MbarrierInstrOffsets,
+    NvInfoRecord,
+    ParamCbank,
+    RegMapEntry,
+    SamplerInit,
+    SymbolList,
+    SymbolValue,
+    U32List,
+    U32Value,
+)
+
+#: MIN_STACK_SIZE / CRS_STACK_SIZE value for a stack that cannot be bounded (recursion).
+UNBOUNDED: Final = 0xFFFFFFFF
+
+# ---------------------------------------------------------------------------------------------
+# Per-target constants (one table; no scattered ``if sm == ...``)
+
+
+@attrs.frozen
+class _NvArch:
+    #: warps one SM holds
+    max_warps_per_sm: int
+    #: CTAs one SM holds
+    max_ctas_per_sm: int
+    #: bank-0 parameter base when the parameters exceed KPARAM_INFO's 14-bit size (None: same)
+    large_param_base: int | None
+
+
+# Measured with tests/nvinfo/probes/builder/maxreg.ptx: a .minnctapersm above the CTA limit, or
+# one that asks for more warps than the SM holds, is ignored (ptxas warns "out of range").
+_NV_ARCH: Mapping[int, _NvArch] = types.MappingProxyType(
+    {
+        75: _NvArch(32, 16, 0x1A80),
+        80: _NvArch(64, 32, 0x1A80),
+        86: _NvArch(48, 16, 0x1A80),
+        87: _NvArch(48, 16, 0x1A80),
+        88: _NvArch(48, 16, 0x1A80),
+        89: _NvArch(48, 24, 0x1A80),
+        90: _NvArch(64, 32, None),
+        100: _NvArch(64, 32, None),
+        103: _NvArch(64, 32, None),
+        110: _NvArch(48, 24, None),
+        120: _NvArch(48, 24, None),
+        121: _NvArch(48, 24, None),
+    }
+)
+
+#: KPARAM_INFO's size field has 14 bits; above this many bytes of parameters ptxas switches
+#: every parameter to KPARAM_INFO_V2 (bisected: 4352 -> V1, 4356 -> V2).
+KPARAM_V1_LIMIT: Final = 4352
+#: 64K registers per SM, split over 4 sub-partitions; registers are given out 8 per thread.
+_REGS_PER_PARTITION: Final = 65536 // 4
+_REG_GRANULE: Final = 8
+_MAX_REGS: Final = 255
+#: ``.maxnreg`` below this is raised to it.
+_MIN_MAXNREG: Final = 24
+#: SANITIZE's value for -sanitize=memcheck.
+_SANITIZE_VALUE: Final = 1
+#: VRC_CTA_INIT_COUNT of a function using tcgen05.
+_VRC_TCGEN05: Final = 0x80
+
+
+def _nv_arch(t: Target) -> _NvArch:
+    return _NV_ARCH[t.sm]
+
+
+# ---------------------------------------------------------------------------------------------
+# Record order
+
+#: A slot in a family's order: an EIAttr (one or more records of that code), or a group name.
+_Slot = EIAttr | str
+_BINDLESS, _PROPAGATED = "BINDLESS", "PROPAGATED"
+
+#: ``.nv.info.<f>`` on sm_75-89.
+ORDER_L: tuple[_Slot, ...] = (
+    EIAttr.SW_WAR,
+    EIAttr.CUDA_API_VERSION,
+    EIAttr.SW2861232_WAR,
+    EIAttr.PARAM_CBANK,
+    EIAttr.CBANK_PARAM_SIZE,
+    EIAttr.KPARAM_INFO,
+    EIAttr.KPARAM_INFO_V2,
+    EIAttr.TOOLS_PATCH_FUNC,
+    EIAttr.WMMA_USED,
+    EIAttr.MAXREG_COUNT,
+    EIAttr.NUM_BARRIERS,
+    _BINDLESS,
+    EIAttr.EXTERNS,
+    EIAttr.ANNOTATIONS,
+    EIAttr.SANITIZE,
+    EIAttr.MERCURY_ISA_VERSION,
+    EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIAttr.COOP_GROUP_MASK_REGIDS,
+    EIAttr.COOP_GROUP_INSTR_OFFSETS,
+    EIAttr.SYSCALL_OFFSETS,
+    EIAttr.INSTR_REG_MAP,
+    EIAttr.MBARRIER_INSTR_OFFSETS,
+    EIAttr.NUM_MBARRIERS,
+    EIAttr.ATOM16_EMUL_INSTR_REG_MAP,
+    EIAttr.EXIT_INSTR_OFFSETS,
+    EIAttr.INDIRECT_BRANCH_TARGETS,
+    EIAttr.CTAIDZ_USED,
+    EIAttr.MAX_THREADS,
+    EIAttr.REQNTID,
+    EIAttr.CRS_STACK_SIZE,
+    _PROPAGATED,
+)
+
+#: ``.nv.info.<f>`` on sm_90 and newer.
+ORDER_HB: tuple[_Slot, ...] = (
+    EIAttr.CUDA_API_VERSION,
+    EIAttr.KPARAM_INFO,
+    EIAttr.KPARAM_INFO_V2,
+    EIAttr.MAX_CLUSTER_RANK,
+    EIAttr.EXPLICIT_CLUSTER,
+    EIAttr.CTA_PER_CLUSTER,
+    EIAttr.TOOLS_PATCH_FUNC,
+    EIAttr.AT_ENTRY_FRAGMENTS,
+    EIAttr.RESERVED_SMEM_USED,
+    EIAttr.SPARSE_MMA_MASK,
+    EIAttr.TCGEN05_1CTA_USED,
+    EIAttr.TCGEN05_2CTA_USED,
+    EIAttr.WMMA_USED,
+    EIAttr.MAXREG_COUNT,
+    EIAttr.NUM_BARRIERS,
+    EIAttr.EXTERNS,
+    EIAttr.ANNOTATIONS,
+    EIAttr.SANITIZE,
+    EIAttr.MERCURY_ISA_VERSION,
+    EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIAttr.COOP_GROUP_MASK_REGIDS,
+    EIAttr.COOP_GROUP_INSTR_OFFSETS,
+    EIAttr.VRC_CTA_INIT_COUNT,
+    EIAttr.SYSCALL_OFFSETS,
+    EIAttr.MBARRIER_INSTR_OFFSETS,
+    EIAttr.NUM_MBARRIERS,
+    EIAttr.ATOM16_EMUL_INSTR_REG_MAP,
+    EIAttr.EXIT_INSTR_OFFSETS,
+    EIAttr.INDIRECT_BRANCH_TARGETS,
+    EIAttr.MAX_THREADS,
+    EIAttr.REQNTID,
+    EIAttr.CRS_STACK_SIZE,
+    _PROPAGATED,
+    EIAttr.CBANK_PARAM_SIZE,
+    EIAttr.PARAM_CBANK,
+    EIAttr.SW_WAR,
+    _BINDLESS,
+)
+
+#: Codes whose feature compiles on targets that simply write no record for it: a fact asking
+#: for one of them there is dropped. Any other code a target never writes is an error.
+_SILENTLY_DROPPED = frozenset(
+    {EIAttr.CTAIDZ_USED, EIAttr.INSTR_REG_MAP, EIAttr.SPARSE_MMA_MASK, EIAttr.VRC_CTA_INIT_COUNT}
+)
+
+
+def record_order(target: str | Target) -> tuple[_Slot, ...]:
+    """The slot order of ``.nv.info.<f>`` for ``target``."""
+    return ORDER_L if parse_target(target).family == "L" else ORDER_HB
+
+
+# ---------------------------------------------------------------------------------------------
+# Derived values
+
+
+def _align_up(value: int, align: int) -> int:
+    return (value + align - 1) & ~(align - 1)
+
+
+@attrs.frozen
+class ParamLayout:
+    """Where a kernel's parameters sit in bank 0."""
+
+    offsets: tuple[int, ...]
+    size: int  # end of the last parameter (CBANK_PARAM_SIZE), no tail padding
+    base: int  # first byte of the parameters in .nv.constant0.<f>
+    v2: bool  # KPARAM_INFO_V2 instead of KPARAM_INFO
+
+
+def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
+    """Pack the parameters in declaration order, each at its own alignment."""
+    t = parse_target(target)
+    offsets = []
+    end = 0
+    for p in facts.params:
+        start = _align_up(end, p.align)
+        offsets.append(start)
+        end = start + p.size
+    v2 = end > KPARAM_V1_LIMIT
+    base = arch_facts(t.sm).param_base
+    large = _nv_arch(t).large_param_base
+    if v2 and large is not None:
+        base = large
+    if end > 0xFFFF:
+        raise ModelError(f"function {facts.name!r}: {end} bytes of parameters do not fit CBANK_PARAM_SIZE")
+    return ParamLayout(tuple(offsets), end, base, v2)
+
+
+def maxreg_count(target: str | Target, module: ModuleFacts, facts: FunctionFacts) -> int:
+    """MAXREG_COUNT of an entry (the register cap ptxas compiled it under).
+
+    * ``.maxnreg`` clamped to 24..255 when given: it overrides everything else, launch bounds
+      included (``.maxntid 1024`` + ``.maxnreg 100`` gives 100);
+    * else, with ``.maxntid`` / ``.reqntid`` (T threads) and ``.minnctapersm`` (M, default 1):
+      ``W = ceil(T/32) * M`` warps per SM, ``w = ceil(W/4)`` per sub-partition,
+      ``min(255, floor(16384 / (32 w) / 8) * 8)``; M is ignored (taken as 1) when it exceeds
+      the SM's CTA limit or W its warp limit, and -maxrregcount is ignored;
+    * else -maxrregcount clamped to 24..255, else 255.
+    """
+    t = parse_target(target)
+    arch = _nv_arch(t)
+    if facts.maxnreg is not None:
+        return min(_MAX_REGS, max(_MIN_MAXNREG, facts.maxnreg))
+    dims = facts.reqntid or facts.maxntid
+    if dims is None:
+        if module.maxrregcount is not None:
+            return min(_MAX_REGS, max(_MIN_MAXNREG, module.maxrregcount))
+        return _MAX_REGS
+    warps_per_cta = -(-(dims[0] * dims[1] * dims[2]) // 32)
+    ctas = facts.minnctapersm or 1
+    if ctas > arch.max_ctas_per_sm or warps_per_cta * ctas > arch.max_warps_per_sm:
+        ctas = 1
+    per_partition = -(-(warps_per_cta * ctas) // 4)
+    return min(_MAX_REGS, _REGS_PER_PARTITION // (32 * per_partition) // _REG_GRANULE * _REG_GRANULE)
+
+
+@attrs.frozen
+class Propagated:
+    """What an entry inherits from the functions it can reach (-g only)."""
+
+    register_count: int
+    num_barriers: int
+    ctaid_z_used: bool
+    #: EXTERNS at its usual place: the entry's own, then those of the reachable functions
+    #: (instrumentation excluded) in .text order, each once
+    externs: tuple[str, ...]
+    #: records the entry has only through callees, in the order ptxas appends them: for each
+    #: reachable function (the user's in .text order, then instrumentation in reverse .text
+    #: order), CTAIDZ_USED / NUM_BARRIERS the first time one shows up; then EXTERNS when only
+    #: instrumentation brings externs
+    tail: tuple[EIAttr, ...]
+    #: externs folded last (EXTERNS in the tail): those only -sanitize instrumentation brings,
+    #: in a module whose own code calls no extern
+    late_externs: tuple[str, ...]
+    #: some call cycle is reachable (stack and CRS depth cannot be bounded)
+    recursive: bool
+    #: own frame + the deepest chain of callee frames (UNBOUNDED with a cycle)
+    min_stack_size: int
+
+
+def _callees(module: ModuleFacts) -> dict[str, list[str]]:
+    """Direct callees, plus every address-taken function for a function making indirect calls
+    (ptxas folds all of them in, not only the targets the call graph lists for it)."""
+    g = module.call_graph
+    out: dict[str, list[str]] = {}
+    for e in (*g.calls, *g.indirect_targets):
+        out.setdefault(e.caller, []).append(e.callee)
+    taken = [m.function for m in g.address_taken]
+    for m in g.indirect_callers:
+        out.setdefault(m.function, []).extend(taken)
+    return out
+
+
+def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
+    """Fold the call graph under ``facts``; ``functions`` in .text order (the order in which
+    ptxas visits the reachable functions)."""
+    edges = _callees(module)
+    seen: set[str] = set()
+    stack = [facts.name]
+    while stack:
+        for callee in edges.get(stack.pop(), ()):
+            if callee in functions and callee not in seen:
+                seen.add(callee)
+                stack.append(callee)
+    reached = [f for name, f in functions.items() if name in seen]
+    recursive = False
+    depth: dict[str, int] = {}
+    on_path: set[str] = set()
+
+    def deepest(name: str) -> int:
+        nonlocal recursive
+        if name in on_path:
+            recursive = True
+            return 0
+        if name in depth:
+            return depth[name]
+        on_path.add(name)
+        f = functions.get(name)
+        below = max((deepest(c) for c in edges.get(name, ()) if c in functions), default=0)
+        on_path.discard(name)
+        depth[name] = (f.frame_size if f is not None else 0) + below
+        return depth[name]
+
+    own_depth = facts.frame_size + max((deepest(c) for c in edges.get(facts.name, ()) if c in functions), default=0)
+    # When the user's code calls some extern anywhere in the module, ptxas folds EXTERNS early,
+    # instrumentation included, in .text order, into the usual EXTERNS record. Otherwise the
+    # externs only -sanitize brings are folded last: a record after the others, its functions in
+    # reverse .text order (their compile order; free's extern comes before malloc's).
+    early = any(f.externs for f in functions.values() if not f.instrumentation)
+    user = [f for f in reached if early or not f.instrumentation]
+    instrumentation = [] if early else [f for f in reversed(reached) if f.instrumentation]
+    externs = list(facts.externs)
+    late: list[str] = []
+    tail: list[EIAttr] = []
+    late_names = {f.name for f in instrumentation}
+    for f in (*user, *instrumentation):
+        if f.ctaid_z_used and not facts.ctaid_z_used and EIAttr.CTAIDZ_USED not in tail:
+            tail.append(EIAttr.CTAIDZ_USED)
+        if f.num_barriers and not facts.num_barriers and EIAttr.NUM_BARRIERS not in tail:
+            tail.append(EIAttr.NUM_BARRIERS)
+        target = late if f.name in late_names else externs
+        for e in f.externs:
+            if e not in externs and e not in late:
+                target.append(e)
+    if late:
+        tail.append(EIAttr.EXTERNS)
+    return Propagated(
+        register_count=max([facts.register_count, *(f.register_count for f in reached)]),
+        num_barriers=max([facts.num_barriers, *(f.num_barriers for f in reached)]),
+        ctaid_z_used=facts.ctaid_z_used or any(f.ctaid_z_used for f in reached),
+        externs=tuple(externs),
+        tail=tuple(tail),
+        late_externs=tuple(late),
+        recursive=recursive,
+        min_stack_size=UNBOUNDED if recursive else own_depth,
+    )
+
+
+def _by_name(functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None) -> dict[str, FunctionFacts]:
+    if functions is None:
+        return {}
+    if isinstance(functions, Mapping):
+        return dict(functions)
+    return {f.name: f for f in functions}
+
+
+def _propagates(module: ModuleFacts, facts: FunctionFacts) -> bool:
+    """-g (whole-program debug) folds callees into entries; -c leaves it to nvlink."""
+    return module.debug and not module.compile_only and facts.is_kernel
+
+
+def register_count(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> int:
+    """REGCOUNT of ``facts`` in the global ``.nv.info``."""
+    if _propagates(module, facts):
+        return propagate(module, facts, functions).register_count
+    return facts.register_count
+
+
+def min_stack_size(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> int:
+    """MIN_STACK_SIZE of an entry in the trailing list (P1, P3): its frame in whole-program mode
+    (clones included there, recursion ignored); under -g its frame plus the deepest chain of
+    callee frames, UNBOUNDED with recursion."""
+    if _propagates(module, facts):
+        return propagate(module, facts, functions).min_stack_size
+    return facts.frame_size
+
+
+# ---------------------------------------------------------------------------------------------
+# .nv.info.<f>
+
+
+class _Slots:
+    """Collects records per slot, checking each code against the gating table."""
+
+    def __init__(self, target: Target, facts: FunctionFacts):
+        self.target = target
+        self.facts = facts
+        self.slots: dict[_Slot, list[NvInfoRecord]] = {}
+
+    def gate(self, attr: EIAttr) -> Emission | None:
+        """The emission rule, or None when the record must be dropped silently."""
+        g = gate(self.target, attr)
+        if g.emission is Emission.NEVER:
+            if attr in _SILENTLY_DROPPED:
+                return None
+            raise ModelError(
+                f"function {self.facts.name!r}: {attr.cuobjdump_name} is not accepted by {self.target.name} ({g.why})"
+            )
+        return g.emission
+
+    def add(self, slot: _Slot, record: NvInfoRecord, attr: EIAttr | None = None) -> None:
+        code = attr if attr is not None else record.attr
+        if isinstance(code, EIAttr) and self.gate(code) is None:
+            return
+        self.slots.setdefault(slot, []).append(record)
+
+    def constant(self, attr: EIAttr, make: type[U32Value] | type[HalfValue] | type[Flag]) -> None:
+        g = gate(self.target, attr)
+        if g.emission is not Emission.EVERY_FUNCTION:
+            return
+        if make is Flag:
+            self.add(attr, Flag(attr))
+        else:
+            assert g.value is not None
+            self.add(attr, make(attr, g.value))  # type: ignore[call-arg]
+
+    def ordered(self, order: Sequence[_Slot]) -> list[NvInfoRecord]:
+        unknown = set(self.slots) - set(order)
+        if unknown:  # pragma: no cover - the order tables cover every slot the builder fills
+            raise ModelError(f"no place for {sorted(map(str, unknown))} in the {self.target.name} record order")
+        return [r for slot in order for r in self.slots.get(slot, ())]
+
+
+def _bindless(target: Target, module: ModuleFacts, facts: FunctionFacts) -> list[str]:
+    """BINDLESS_* records, as TEXTURE/SURFACE in order.
+
+    sm_90+: both records whenever the function uses a module texture or surface reference,
+    none under -c. sm_75-89: the kinds used, surface first; under -c, -g and -sanitize ptxas
+    repeats records (``facts.legacy_bindless`` carries that sequence when given).
+    """
+    uses = facts.uses_texref or facts.uses_surfref
+    if target.family != "L":
+        return [TEXTURE, SURFACE] if uses and not module.compile_only else []
+    if facts.legacy_bindless is not None:
+        return list(facts.legacy_bindless)
+    return ([SURFACE] if facts.uses_surfref else []) + ([TEXTURE] if facts.uses_texref else [])
+
+
+def build_function_info(
+    target: str | Target | None,
+    module: ModuleFacts,
+    facts: FunctionFacts,
+    *,
+    functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None = None,
+) -> list[NvInfoRecord]:
+    """The records of ``.nv.info.<facts.name>`` in ptxas's order.
+
+    ``target`` defaults to ``module.target`` (and must agree with it when given). ``functions``
+    are the module's other functions: -g propagation reads the callees' facts from them.
+    """
+    t = _target(target, module)
+    _validate(t, module, facts)
+    by_name = _by_name(functions)
+    by_name.setdefault(facts.name, facts)
+    s = _Slots(t, facts)
+    f = facts
+    kernel = f.is_kernel
+
+    s.constant(EIAttr.SW_WAR, U32Value)
+    s.constant(EIAttr.CUDA_API_VERSION, U32Value)
+    s.constant(EIAttr.SW2861232_WAR, Flag)
+    s.constant(EIAttr.MERCURY_ISA_VERSION, HalfValue)
+
+    if kernel and f.params:
+        lay = param_layout(t, f)
+        s.add(EIAttr.PARAM_CBANK, ParamCbank(f".nv.constant0.{f.name}", lay.base, lay.size))
+        s.add(EIAttr.CBANK_PARAM_SIZE, HalfValue(EIAttr.CBANK_PARAM_SIZE, lay.size))
+        for ordinal in reversed(range(len(f.params))):
+            p, off = f.params[ordinal], lay.offsets[ordinal]
+            if lay.v2:
+                s.add(EIAttr.KPARAM_INFO_V2, KParamInfoV2(0, ordinal, off, p.size, p.pointee_log_align, p.pointee_space))
+            else:
+                s.add(
+                    EIAttr.KPARAM_INFO,
+                    KParamInfo(0, ordinal, off, p.size, p.pointee_log_align, p.pointee_space),
+                )
+
+    if kernel and f.cluster_dims is not None:
+        s.add(EIAttr.CTA_PER_CLUSTER, Dim3(EIAttr.CTA_PER_CLUSTER, *f.cluster_dims))
+    if kernel and f.max_cluster_rank is not None:
+        s.add(EIAttr.MAX_CLUSTER_RANK, U32Value(EIAttr.MAX_CLUSTER_RANK, f.max_cluster_rank))
+    if kernel and f.explicit_cluster:
+        s.add(EIAttr.EXPLICIT_CLUSTER, Flag(EIAttr.EXPLICIT_CLUSTER))
+    if module.tools_patch:
+        s.add(EIAttr.TOOLS_PATCH_FUNC, Flag(EIAttr.TOOLS_PATCH_FUNC))
+    if f.at_entry_fragments:
+        s.add(EIAttr.AT_ENTRY_FRAGMENTS, U32List(EIAttr.AT_ENTRY_FRAGMENTS, f.at_entry_fragments))
+    reserved = gate(t, EIAttr.RESERVED_SMEM_USED).emission
+    if (kernel and reserved is Emission.EVERY_FUNCTION) or f.reserved_smem:
+        s.add(EIAttr.RESERVED_SMEM_USED, Flag(EIAttr.RESERVED_SMEM_USED))
+    if gate(t, EIAttr.SPARSE_MMA_MASK).emission is Emission.EVERY_FUNCTION:
+        mask = 0
+        for kind in f.sparse_mma:
+            mask |= 1 << SPARSE_MMA_KINDS[kind]
+        s.add(EIAttr.SPARSE_MMA_MASK, HalfValue(EIAttr.SPARSE_MMA_MASK, mask))
+    if f.wmma_used:
+        s.add(EIAttr.WMMA_USED, Flag(EIAttr.WMMA_USED))
+    if f.tcgen05_1cta:
+        s.add(EIAttr.TCGEN05_1CTA_USED, Flag(EIAttr.TCGEN05_1CTA_USED))
+    if f.tcgen05_2cta:
+        s.add(EIAttr.TCGEN05_2CTA_USED, Flag(EIAttr.TCGEN05_2CTA_USED))
+    if kernel:
+        s.add(EIAttr.MAXREG_COUNT, HalfValue(EIAttr.MAXREG_COUNT, maxreg_count(t, module, f)))
+    prop = propagate(module, f, by_name) if _propagates(module, f) else None
+    externs = f.externs if prop is None else prop.externs
+    if externs:
+        s.add(EIAttr.EXTERNS, SymbolList(EIAttr.EXTERNS, externs))
+    for kind in _bindless(t, module, f):
+        attr = EIAttr.BINDLESS_TEXTURE_BANK if kind == TEXTURE else EIAttr.BINDLESS_SURFACE_BANK
+        s.add(_BINDLESS, ByteValue(attr, 0))
+
+    barriers = f.num_barriers if prop is None else prop.num_barriers
+    if f.num_barriers:
+        s.add(EIAttr.NUM_BARRIERS, ByteValue(EIAttr.NUM_BARRIERS, barriers))
+    if f.spill_refill_offsets:
+        s.add(EIAttr.ANNOTATIONS, Annotations(f.spill_refill_offsets))
+    if module.sanitize is not None:
+        s.add(EIAttr.SANITIZE, HalfValue(EIAttr.SANITIZE, _SANITIZE_VALUE))
+    if f.atom16_emulations:
+        s.add(
+            EIAttr.ATOM16_EMUL_INSTR_REG_MAP,
+            Atom16EmulRegMap(RegMapEntry(e.offset, e.reg) for e in f.atom16_emulations),
+        )
+    if f.int_warp_wide_offsets:
+        s.add(
+            EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,
+            InstrOffsets(EIAttr.INT_WARP_WIDE_INSTR_OFFSETS, f.int_warp_wide_offsets),
+        )
+    if f.coop_group_offsets:
+        s.add(EIAttr.COOP_GROUP_MASK_REGIDS, U32List(EIAttr.COOP_GROUP_MASK_REGIDS, f.coop_group_mask_regids))
+        s.add(EIAttr.COOP_GROUP_INSTR_OFFSETS, InstrOffsets(EIAttr.COOP_GROUP_INSTR_OFFSETS, f.coop_group_offsets))
+    if f.instr_reg_map is not None:
+        s.add(EIAttr.INSTR_REG_MAP, U32List(EIAttr.INSTR_REG_MAP, f.instr_reg_map))
+    if gate(t, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
+        vrc = _VRC_TCGEN05 if f.tcgen05_1cta or f.tcgen05_2cta else 0
+        s.add(EIAttr.VRC_CTA_INIT_COUNT, ByteValue(EIAttr.VRC_CTA_INIT_COUNT, vrc))
+    if f.mbarriers:
+        s.add(
+            EIAttr.MBARRIER_INSTR_OFFSETS,
+            MbarrierInstrOffsets(
+                MbarrierEntry(m.offset, m.base_reg, m.imm_offset, m.kind, m.base_ureg, m.stride, m.aux)
+                for m in f.mbarriers
+            ),
+        )
+    if f.num_mbarriers is not None:
+        s.add(EIAttr.NUM_MBARRIERS, HalfValue(EIAttr.NUM_MBARRIERS, f.num_mbarriers))
+    if f.syscall_offsets:
+        s.add(EIAttr.SYSCALL_OFFSETS, InstrOffsets(EIAttr.SYSCALL_OFFSETS, f.syscall_offsets))
+    if f.exit_offsets:
+        s.add(EIAttr.EXIT_INSTR_OFFSETS, InstrOffsets(EIAttr.EXIT_INSTR_OFFSETS, f.exit_offsets))
+    if f.indirect_branches:
+        s.add(
+            EIAttr.INDIRECT_BRANCH_TARGETS,
+            IndirectBranchTargets(IndirectBranch(b.offset, b.targets) for b in f.indirect_branches),
+        )
+    if f.ctaid_z_used:
+        s.add(EIAttr.CTAIDZ_USED, Flag(EIAttr.CTAIDZ_USED))
+    if kernel and f.maxntid is not None:
+        s.add(EIAttr.MAX_THREADS, Dim3(EIAttr.MAX_THREADS, *f.maxntid))
+    if kernel and f.reqntid is not None:
+        s.add(EIAttr.REQNTID, Dim3(EIAttr.REQNTID, *f.reqntid))
+    crs = f.crs_stack_size
+    if prop is not None and prop.recursive:
+        crs = UNBOUNDED
+    if crs is not None:
+        s.add(EIAttr.CRS_STACK_SIZE, U32Value(EIAttr.CRS_STACK_SIZE, crs))
+    if prop is not None:
+        # E1: records the entry has only through its callees come last (before the
+        # parameter-bank tail on sm_90+), in the order the callees bring them in.
+        for attr in prop.tail:
+            if attr is EIAttr.CTAIDZ_USED:
+                s.add(_PROPAGATED, Flag(EIAttr.CTAIDZ_USED))
+            elif attr is EIAttr.NUM_BARRIERS:
+                s.add(_PROPAGATED, ByteValue(EIAttr.NUM_BARRIERS, prop.num_barriers))
+            else:
+                s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, prop.late_externs))
+    return s.ordered(record_order(t))
+
+
+#: Pairs of facts ptxas refuses together (its message, abridged).
+_CONFLICTS = (
+    ("maxntid", "reqntid", ".maxntid and .reqntid cannot both be specified"),
+    ("cluster_dims", "max_cluster_rank", ".reqnctapercluster and .maxclusterrank cannot both be specified"),
+    ("tcgen05_1cta", "tcgen05_2cta", "a function cannot use both .cta_group::1 and .cta_group::2"),
+)
+#: Facts only an entry can carry (PTX performance directives).
+_ENTRY_ONLY = ("maxntid", "reqntid", "minnctapersm", "maxnreg", "cluster_dims", "max_cluster_rank", "explicit_cluster")
+
+
+def _validate(t: Target, module: ModuleFacts, f: FunctionFacts) -> None:
+    """Reject facts ptxas would reject (ModelError naming the function and the target)."""
+    for a, b, why in _CONFLICTS:
+        if getattr(f, a) not in (None, False) and getattr(f, b) not in (None, False):
+            raise ModelError(f"function {f.name!r} on {t.name}: {why}")
+    if not f.is_kernel:
+        for name in _ENTRY_ONLY:
+            if getattr(f, name) not in (None, False):
+                raise ModelError(f"function {f.name!r} on {t.name}: {name} is an entry directive, the function is no kernel")
+    if f.is_kernel and module.tools_patch:
+        raise ModelError(f"function {f.name!r} on {t.name}: -astoolspatch modules cannot hold entry functions")
+    if f.clones and not module.whole_program:
+        raise ModelError(f"function {f.name!r} on {t.name}: whole-program clones in a -c/-g module")
+
+
+def _target(target: str | Target | None, module: ModuleFacts) -> Target:
+    mt = parse_target(module.target)
+    if target is None:
+        return mt
+    t = parse_target(target)
+    if t != mt:
+        raise ModelError(f"target {t.name} given, but the module facts are for {mt.name}")
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# Global .nv.info
+
+
+def global_pattern(module: ModuleFacts) -> str:
+    """Which of ptxas's global ``.nv.info`` patterns applies (the metadata study's names).
+
+    P1 whole program; P2 -c; P3 -g; P4 -ewp; P5 whole program in a module that queries a
+    texture/surface (txq/suq): ptxas then gives every function MAX_STACK_SIZE and
+    MIN_STACK_SIZE inside its block, and writes no ``.nv.callgraph``.
+    """
+    if module.compile_only:
+        return "P2"
+    if module.debug:
+        return "P3"
+    if module.extensible_whole_program:
+        return "P4"
+    if module.uses_texture_query:
+        return "P5"
+    return "P1"
+
+
+def _sym(attr: EIAttr, name: str, value: int) -> SymbolValue:
+    return SymbolValue(attr, name, value)
+
+
+def _sampler_records(module: ModuleFacts) -> list[NvInfoRecord]:
+    """[SAMPLER_FORCE_UNNORMALIZED] SAMPLER_INIT per sampler, last declared first."""
+    out: list[NvInfoRecord] = []
+    for smp in reversed(module.samplers):
+        if smp.force_unnormalized is not None:
+            out.append(_sym(EIAttr.SAMPLER_FORCE_UNNORMALIZED, smp.name, smp.force_unnormalized))
+        out.append(SamplerInit(smp.name, smp.addr_mode_0, smp.addr_mode_1, smp.addr_mode_2, smp.filter_mode))
+    return out
+
+
+def build_global_info(
+    target: str | Target | None,
+    module: ModuleFacts,
+    functions_in_text_order: Sequence[FunctionFacts],
+) -> list[NvInfoRecord]:
+    """The records of the global ``.nv.info``.
+
+    ``functions_in_text_order`` lists the functions with their own ``.text.<f>`` in section
+    order. ptxas writes one block per function in the reverse of that order:
+
+    * P1 (whole program): REGCOUNT, FRAME_SIZE of each clone (last created first), FRAME_SIZE;
+      then MIN_STACK_SIZE (= FRAME_SIZE, recursion or not) of every entry in .text order;
+    * P2 (-c): REGCOUNT, MAX_STACK_SIZE, FRAME_SIZE;
+    * P3 (-g): REGCOUNT (propagated for entries), FRAME_SIZE, GEN_ERRBAR_AT_EXIT; then
+      MIN_STACK_SIZE of every entry in .text order;
+    * P4 (-ewp): REGCOUNT, then MAX_STACK_SIZE (0), [MIN_STACK_SIZE if the call tree
+      recurses: UNBOUNDED], FRAME_SIZE for each clone (last created first) and for the function;
+    * P5 (txq/suq anywhere in a whole-program module): as P4, with MIN_STACK_SIZE always
+      (the frame, or UNBOUNDED when the call tree recurses).
+
+    Samplers (last declared first, each [SAMPLER_FORCE_UNNORMALIZED] SAMPLER_INIT) go right
+    after the REGCOUNT of the last block; TEXMODE_INDEPENDENT after the last block; debug info
+    (-g, or a ``.target ..., debug`` PTX, also under -c) adds GEN_ERRBAR_AT_EXIT at the end of
+    each block. A module without functions has its samplers, MERCURY_ISA_VERSION in place of
+    the blocks, then TEXMODE_INDEPENDENT.
+    """
+    t = _target(target, module)
+    funcs = list(functions_in_text_order)
+    by_name = {f.name: f for f in funcs}
+    if len(by_name) != len(funcs):
+        raise ModelError("two functions share a name in functions_in_text_order")
+    out: list[NvInfoRecord] = []
+    if not funcs:
+        # No function blocks: MERCURY_ISA_VERSION stands in for them (after the samplers).
+        g = gate(t, EIAttr.MERCURY_ISA_VERSION)
+        assert g.value is not None
+        out.extend(_sampler_records(module))
+        out.append(HalfValue(EIAttr.MERCURY_ISA_VERSION, g.value))
+        if module.texmode_independent:
+            out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
+        return out
+    pattern = global_pattern(module)
+    if module.compile_only or module.debug:
+        for f in funcs:
+            if f.clones:
+                raise ModelError(f"function {f.name!r} has whole-program clones, but the module is not whole program")
+    for i, f in enumerate(reversed(funcs)):
+        out.append(_sym(EIAttr.REGCOUNT, f.name, register_count(module, f, by_name)))
+        if i == len(funcs) - 1:
+            out.extend(_sampler_records(module))
+        if pattern == "P2":
+            out.append(_sym(EIAttr.MAX_STACK_SIZE, f.name, 0))
+        elif pattern in ("P4", "P5"):
+            for name, frame in [*((c.name, c.frame_size) for c in reversed(f.clones)), (f.name, f.frame_size)]:
+                out.append(_sym(EIAttr.MAX_STACK_SIZE, name, 0))
+                if pattern == "P5" or f.recursive:
+                    out.append(_sym(EIAttr.MIN_STACK_SIZE, name, UNBOUNDED if f.recursive else frame))
+                out.append(_sym(EIAttr.FRAME_SIZE, name, frame))
+            if module.debug:  # pragma: no cover - P4/P5 are whole-program patterns
+                out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
+            continue
+        else:
+            for c in reversed(f.clones):
+                out.append(_sym(EIAttr.FRAME_SIZE, c.name, c.frame_size))
+        out.append(_sym(EIAttr.FRAME_SIZE, f.name, f.frame_size))
+        if module.debug:
+            out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
+    if module.texmode_independent:
+        out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
+    if pattern in ("P1", "P3"):
+        for f in funcs:
+            if f.is_kernel:
+                out.append(_sym(EIAttr.MIN_STACK_SIZE, f.name, min_stack_size(module, f, by_name)))
+    return out
+
+
+def build_module_info(
+    module: ModuleFacts, functions_in_text_order: Sequence[FunctionFacts]
+) -> dict[str, list[NvInfoRecord]]:
+    """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function."""
+    out = {".nv.info": build_global_info(None, module, functions_in_text_order)}
+    for f in functions_in_text_order:
+        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=functions_in_text_order)
+    return out

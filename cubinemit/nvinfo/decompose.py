@@ -1,0 +1,381 @@
+"""Recover the leaf facts of a cubin: the inverse of :mod:`cubinemit.nvinfo.builder`.
+
+:func:`facts_from_cubin` reads the decoded ``.nv.info*`` records, the symbols, the
+``.nv.callgraph`` and the ptxas options in ``.note.nv.tkinfo``, and keeps only what a backend
+would know (:mod:`cubinemit.nvinfo.facts`). Derived records are not copied: they are inverted
+where the builder's rule needs an input that only shows through them (the parameter
+alignments behind the KPARAM offsets, the ``.maxnreg`` / ``.minnctapersm`` behind MAXREG_COUNT,
+an entry's own barrier count behind a -g propagated one), and otherwise dropped.
+
+Where the records do not pin a fact down, the simplest value that rebuilds the same records is
+chosen (for example ``.minnctapersm`` rather than ``.maxnreg`` when both explain MAXREG_COUNT).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
+from ..elf.layout import layout
+from ..elf.model import ElfObject, Section, Symbol
+from ..elf.structs import unpack_notes
+from ..errors import ModelError
+from .builder import build_function_info, maxreg_count, propagate
+from .callgraph import CallGraph, decode_callgraph
+from .catalogue import EIAttr
+from .codec import decode_nvinfo
+from .facts import (
+    SPARSE_MMA_KINDS,
+    SURFACE,
+    TEXTURE,
+    Atom16Emulation,
+    Clone,
+    FunctionFacts,
+    IndirectJump,
+    MbarrierUse,
+    ModuleFacts,
+    Param,
+    Sampler,
+)
+from .gating import Emission, Target, gate, parse_target
+from .notes import PtxasOptions, TkInfo, decode_tkinfo
+from .records import (
+    Annotations,
+    Atom16EmulRegMap,
+    ByteValue,
+    Dim3,
+    HalfValue,
+    IndirectBranchTargets,
+    InstrOffsets,
+    KParamInfo,
+    KParamInfoV2,
+    MbarrierInstrOffsets,
+    NvInfoRecord,
+    SamplerInit,
+    SymbolList,
+    SymbolValue,
+    U32List,
+    U32Value,
+)
+
+_NT_TKINFO = 2000
+_STO_CUDA_ENTRY = 0x10
+_STT_FUNC = 2
+_STB_GLOBAL = 1
+_DEBUG_SECTION = ".nv_debug_info_reg_sass"
+_UNBOUNDED = 0xFFFFFFFF
+#: functions -sanitize=memcheck links in
+_INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
+
+
+def _options(obj: ElfObject) -> PtxasOptions:
+    for s in obj.sections:
+        if s.sh_type != SHT_NOTE:
+            continue
+        for _name, n_type, desc in unpack_notes(s.data):
+            if n_type == _NT_TKINFO:
+                info: TkInfo = decode_tkinfo(desc)
+                if isinstance(info.options, PtxasOptions):
+                    return info.options
+                raise ModelError(f".note.nv.tkinfo options {info.options!r} are not a ptxas options string")
+    return PtxasOptions()
+
+
+def _infer_alignments(sizes: list[int], offsets: list[int]) -> list[int]:
+    """Parameter alignments that reproduce ``offsets`` when packing in order.
+
+    The largest power of two up to the parameter's natural size class (its size rounded down to
+    a power of two, at most 16) that lands on the offset, else any larger one that does.
+    """
+    out = []
+    end = 0
+    for size, off in zip(sizes, offsets):
+        natural = 1
+        while natural * 2 <= min(size, 16):
+            natural *= 2
+        candidates = [a for a in (1 << k for k in range(16)) if (end + a - 1) & ~(a - 1) == off]
+        if not candidates:
+            raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
+        small = [a for a in candidates if a <= natural]
+        out.append(max(small) if small else min(candidates))
+        end = off + size
+    return out
+
+
+@attrs.define
+class _Raw:
+    """One function while its facts are being recovered."""
+
+    symbol: Symbol
+    section: Section
+    records: list[NvInfoRecord]
+
+
+def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
+    """The module facts and the facts of every function with its own .text, in .text order."""
+    lay = layout(obj)
+    names = [""] + [s.name for s in lay.symbols]
+
+    def symbol_name(index: int) -> str:
+        if not 0 < index < len(names):
+            raise LookupError(f"no symbol {index}")
+        return names[index]
+
+    options = _options(obj)
+    target = parse_target(options.arch if isinstance(options.arch, str) else f"sm_{obj.sm}")
+    info: dict[str, list[NvInfoRecord]] = {}
+    graph = CallGraph()
+    for s in lay.order:
+        if s.sh_type == SHT_CUDA_INFO:
+            info[s.name] = decode_nvinfo(s.data, section=s.name, symbol_name=symbol_name)
+        elif s.sh_type == SHT_CUDA_CALLGRAPH:
+            graph = decode_callgraph(s.data, symbol_name=symbol_name, section=s.name)
+    glob = info.get(".nv.info", [])
+    debug = options.debug or any(s.name.startswith(_DEBUG_SECTION) for s in obj.sections)
+
+    # --- module facts
+    samplers: list[Sampler] = []
+    force: dict[str, int] = {}
+    for r in glob:
+        if isinstance(r, SymbolValue) and r.attr is EIAttr.SAMPLER_FORCE_UNNORMALIZED:
+            force[r.symbol] = r.value
+        elif isinstance(r, SamplerInit):
+            samplers.append(
+                Sampler(r.symbol, r.addr_mode_0, r.addr_mode_1, r.addr_mode_2, r.filter_mode, force.get(r.symbol))
+            )
+    samplers.reverse()  # ptxas writes the last declared first
+    whole = not options.compile_only and not debug
+    uses_query = (
+        whole
+        and not options.extensible_whole_program
+        and any(isinstance(r, SymbolValue) and r.attr is EIAttr.MAX_STACK_SIZE for r in glob)
+    )
+    module = ModuleFacts(
+        target=target.name,
+        compile_only=options.compile_only,
+        debug=debug,
+        extensible_whole_program=options.extensible_whole_program,
+        tools_patch=options.tools_patch,
+        sanitize=None if options.sanitize is None else str(options.sanitize),
+        maxrregcount=options.maxrregcount if isinstance(options.maxrregcount, int) else None,
+        opt_level=options.opt_level if isinstance(options.opt_level, int) else None,
+        lineinfo=options.lineinfo,
+        texmode_independent=any(r.attr is EIAttr.TEXMODE_INDEPENDENT for r in glob),
+        uses_texture_query=uses_query,
+        samplers=samplers,
+        call_graph=graph,
+    )
+
+    # --- functions with their own .text, in section order
+    regcount: dict[str, int] = {}
+    frame: dict[str, int] = {}
+    min_stack: dict[str, int] = {}
+    for r in glob:
+        if isinstance(r, SymbolValue):
+            if r.attr is EIAttr.REGCOUNT:
+                regcount[r.symbol] = r.value
+            elif r.attr is EIAttr.FRAME_SIZE:
+                frame[r.symbol] = r.value
+            elif r.attr is EIAttr.MIN_STACK_SIZE:
+                min_stack[r.symbol] = r.value
+    raws: list[_Raw] = []
+    for s in lay.order:
+        if not s.name.startswith(".text."):
+            continue
+        sym = s.info if isinstance(s.info, Symbol) else None
+        if sym is None:
+            sym = next((y for y in lay.symbols if y.section is s and y.name == s.name[6:]), None)
+        if sym is None:
+            raise ModelError(f"{s.name}: no function symbol")
+        raws.append(_Raw(sym, s, info.get(f".nv.info.{sym.name}", [])))
+    funcs = [_function(target, module, raw, lay.symbols, regcount, frame, min_stack) for raw in raws]
+    if module.debug and not module.compile_only:
+        funcs = _undo_propagation(module, funcs, raws)
+    return module, funcs
+
+
+def _function(
+    t: Target,
+    module: ModuleFacts,
+    raw: _Raw,
+    symbols: list[Symbol],
+    regcount: dict[str, int],
+    frame: dict[str, int],
+    min_stack: dict[str, int],
+) -> FunctionFacts:
+    name = raw.symbol.name
+    recs = raw.records
+    kernel = bool(raw.symbol.other & _STO_CUDA_ENTRY)
+    by: dict[EIAttr, list[NvInfoRecord]] = {}
+    for r in recs:
+        if isinstance(r.attr, EIAttr):
+            by.setdefault(r.attr, []).append(r)
+
+    def one(attr: EIAttr) -> NvInfoRecord | None:
+        got = by.get(attr)
+        return got[0] if got else None
+
+    def offsets(attr: EIAttr) -> tuple[int, ...]:
+        r = one(attr)
+        return r.offsets if isinstance(r, InstrOffsets) else ()
+
+    def dim(attr: EIAttr) -> tuple[int, int, int] | None:
+        r = one(attr)
+        return (r.x, r.y, r.z) if isinstance(r, Dim3) else None
+
+    kw: dict[str, object] = {"name": name, "is_kernel": kernel}
+    # registers: sm_75-89 keep the function's own count in .text sh_info[31:24]
+    own_regs = regcount.get(name, 0)
+    if t.family == "L" and raw.section.info_high >> 24:
+        own_regs = min(own_regs, raw.section.info_high >> 24) if own_regs else raw.section.info_high >> 24
+    kw["register_count"] = own_regs
+    kw["frame_size"] = frame.get(name, 0)
+
+    # parameters
+    kparams = [r for r in recs if isinstance(r, (KParamInfo, KParamInfoV2))]
+    if kparams:
+        ordered = sorted(kparams, key=lambda r: r.ordinal)
+        sizes = [r.size for r in ordered]
+        aligns = _infer_alignments(sizes, [r.offset for r in ordered])
+        kw["params"] = tuple(
+            Param(r.size, a, r.log_alignment, r.space) for r, a in zip(ordered, aligns)
+        )
+    kw["maxntid"] = dim(EIAttr.MAX_THREADS)
+    kw["reqntid"] = dim(EIAttr.REQNTID)
+    kw["cluster_dims"] = dim(EIAttr.CTA_PER_CLUSTER)
+    kw["explicit_cluster"] = EIAttr.EXPLICIT_CLUSTER in by
+    rank = one(EIAttr.MAX_CLUSTER_RANK)
+    kw["max_cluster_rank"] = rank.value if isinstance(rank, U32Value) else None
+
+    # whole-program clones: the other FUNC symbols defined in this .text, in creation order.
+    # .symtab puts GLOBAL symbols after the others, each group in creation order; ptxas creates
+    # the clones of visible (GLOBAL) callees before the rest (calls probe under memcheck:
+    # $k_calls$fact, then the sanitizer's WEAK $__internal_N_$ helpers, then the LOCAL
+    # $k_calls$with_local, which the global .nv.info lists in reverse).
+    position = {id(y): i for i, y in enumerate(symbols)}
+    clones = sorted(
+        (y for y in symbols if y.section is raw.section and y is not raw.symbol and y.info & 0xF == _STT_FUNC),
+        key=lambda y: (y.info >> 4 != _STB_GLOBAL, position[id(y)]),
+    )
+    kw["clones"] = tuple(Clone(c.name, frame.get(c.name, 0)) for c in clones)
+
+    ext = [r for r in recs if isinstance(r, SymbolList) and r.attr is EIAttr.EXTERNS]
+    kw["externs"] = tuple(e for r in ext for e in r.symbols)
+    kw["instrumentation"] = name.startswith(_INSTRUMENTATION_PREFIX)
+    kw["exit_offsets"] = offsets(EIAttr.EXIT_INSTR_OFFSETS)
+    kw["coop_group_offsets"] = offsets(EIAttr.COOP_GROUP_INSTR_OFFSETS)
+    masks = one(EIAttr.COOP_GROUP_MASK_REGIDS)
+    kw["coop_group_mask_regids"] = masks.values if isinstance(masks, U32List) else ()
+    kw["syscall_offsets"] = offsets(EIAttr.SYSCALL_OFFSETS)
+    kw["int_warp_wide_offsets"] = offsets(EIAttr.INT_WARP_WIDE_INSTR_OFFSETS)
+    mb = one(EIAttr.MBARRIER_INSTR_OFFSETS)
+    if isinstance(mb, MbarrierInstrOffsets):
+        for e in mb.entries:
+            if e.kind_high or e.pad:
+                raise ModelError(f"{name}: MBARRIER_INSTR_OFFSETS entry {e!r} has bits the facts do not model")
+        kw["mbarriers"] = tuple(
+            MbarrierUse(e.offset, e.base_reg, e.imm_offset, e.kind, e.base_ureg, e.stride, e.aux) for e in mb.entries
+        )
+    nmb = one(EIAttr.NUM_MBARRIERS)
+    kw["num_mbarriers"] = nmb.value if isinstance(nmb, HalfValue) else None
+    a16 = one(EIAttr.ATOM16_EMUL_INSTR_REG_MAP)
+    if isinstance(a16, Atom16EmulRegMap):
+        kw["atom16_emulations"] = tuple(Atom16Emulation(e.offset, e.reg) for e in a16.entries)
+    ibt = one(EIAttr.INDIRECT_BRANCH_TARGETS)
+    if isinstance(ibt, IndirectBranchTargets):
+        for b in ibt.branches:
+            if b.reserved:
+                raise ModelError(f"{name}: INDIRECT_BRANCH_TARGETS entry with reserved word {b.reserved:#x}")
+        kw["indirect_branches"] = tuple(IndirectJump(b.offset, b.targets) for b in ibt.branches)
+    ann = one(EIAttr.ANNOTATIONS)
+    kw["spill_refill_offsets"] = ann.spill_refill_offsets if isinstance(ann, Annotations) else ()
+    irm = one(EIAttr.INSTR_REG_MAP)
+    kw["instr_reg_map"] = irm.values if isinstance(irm, U32List) else None
+    crs = one(EIAttr.CRS_STACK_SIZE)
+    kw["crs_stack_size"] = crs.value if isinstance(crs, U32Value) else None
+
+    # barriers: a NUM_BARRIERS after MERCURY_ISA_VERSION is a -g propagated one (own count 0)
+    attrs_in_order = [r.attr for r in recs]
+    nb = one(EIAttr.NUM_BARRIERS)
+    if isinstance(nb, ByteValue):
+        merc = attrs_in_order.index(EIAttr.MERCURY_ISA_VERSION) if EIAttr.MERCURY_ISA_VERSION in attrs_in_order else len(recs)
+        kw["num_barriers"] = nb.value if attrs_in_order.index(EIAttr.NUM_BARRIERS) < merc else 0
+    kw["ctaid_z_used"] = EIAttr.CTAIDZ_USED in by
+    kw["wmma_used"] = EIAttr.WMMA_USED in by
+    sp = one(EIAttr.SPARSE_MMA_MASK)
+    if isinstance(sp, HalfValue):
+        kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1)
+        if sp.value >> 8:
+            raise ModelError(f"{name}: SPARSE_MMA_MASK {sp.value:#x} has bits no sparse MMA kind names")
+    kw["tcgen05_1cta"] = EIAttr.TCGEN05_1CTA_USED in by
+    kw["tcgen05_2cta"] = EIAttr.TCGEN05_2CTA_USED in by
+    frag = one(EIAttr.AT_ENTRY_FRAGMENTS)
+    kw["at_entry_fragments"] = frag.values if isinstance(frag, U32List) else ()
+    every_entry = gate(t, EIAttr.RESERVED_SMEM_USED).emission is Emission.EVERY_FUNCTION
+    kw["reserved_smem"] = EIAttr.RESERVED_SMEM_USED in by and not (every_entry and kernel)
+
+    bindless = [TEXTURE if r.attr is EIAttr.BINDLESS_TEXTURE_BANK else SURFACE for r in recs if r.attr in (
+        EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK)]
+    if t.family == "L":
+        kw["uses_texref"] = TEXTURE in bindless
+        kw["uses_surfref"] = SURFACE in bindless
+        derived = ([SURFACE] if SURFACE in bindless else []) + ([TEXTURE] if TEXTURE in bindless else [])
+        if bindless != derived:
+            kw["legacy_bindless"] = tuple(bindless)
+    else:
+        # sm_90+ writes both records for either use: which references are used does not show
+        kw["uses_texref"] = bool(bindless)
+
+    # -ewp and P5: an unbounded MIN_STACK_SIZE says the call tree recurses
+    if module.whole_program and (module.extensible_whole_program or module.uses_texture_query):
+        kw["recursive"] = min_stack.get(name) == _UNBOUNDED
+    facts = FunctionFacts(**kw)  # type: ignore[arg-type]
+    maxreg = one(EIAttr.MAXREG_COUNT)
+    if kernel and isinstance(maxreg, HalfValue):
+        facts = decompose_maxreg(t.name, module, facts, maxreg.value)
+    return facts
+
+
+def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: list[_Raw]) -> list[FunctionFacts]:
+    """-g entries: keep only what the entry has itself (the builder propagates the rest).
+
+    Own externs are the entry's own call-graph edges to undefined functions; a CTAIDZ_USED the
+    callees explain is taken as inherited unless only an own one rebuilds the same records.
+    """
+    by_name = {f.name: f for f in funcs}
+    direct = {(e.caller, e.callee) for e in module.call_graph.calls}
+    out = []
+    for f, raw in zip(funcs, raws):
+        if not f.is_kernel:
+            out.append(f)
+            continue
+        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=())
+        prop = propagate(module, bare, by_name)
+        changes: dict[str, object] = {"externs": tuple(e for e in f.externs if (f.name, e) in direct)}
+        if prop.recursive:
+            changes["crs_stack_size"] = None  # overridden by the builder; the own value is unknowable
+        candidates = [changes]
+        if f.ctaid_z_used and prop.ctaid_z_used:
+            candidates = [{**changes, "ctaid_z_used": False}, changes]
+        for cand in candidates:
+            facts = attrs.evolve(f, **cand)  # type: ignore[arg-type]
+            if build_function_info(None, module, facts, functions=by_name) == raw.records:
+                break
+        out.append(facts)
+    return out
+
+
+def decompose_maxreg(target: str, module: ModuleFacts, facts: FunctionFacts, value: int) -> FunctionFacts:
+    """Choose ``.minnctapersm`` / ``.maxnreg`` so that the builder gives MAXREG_COUNT ``value``."""
+    if maxreg_count(target, module, facts) == value:
+        return facts
+    if facts.maxntid is not None or facts.reqntid is not None:
+        for m in range(2, 65):
+            cand = attrs.evolve(facts, minnctapersm=m)
+            if maxreg_count(target, module, cand) == value:
+                return cand
+    cand = attrs.evolve(facts, maxnreg=value)
+    if maxreg_count(target, module, cand) == value:
+        return cand
+    raise ModelError(f"function {facts.name!r}: no launch bounds give MAXREG_COUNT {value} on {target}")
+
