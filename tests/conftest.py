@@ -19,28 +19,16 @@ import oracle  # noqa: E402
 import probes_manifest  # noqa: E402
 
 
-def _require(why: str | None) -> None:
-    if why is None:
-        return
-    if os.environ.get(oracle.OPT_OUT) == "1":
-        pytest.skip(f"oracle test skipped on request ({oracle.OPT_OUT}=1): {why}")
-    pytest.fail(
-        f"the oracles are required for this test: {why}. "
-        f"Run the README's setup command, or set {oracle.OPT_OUT}=1 to skip oracle tests explicitly.",
-        pytrace=False,
-    )
-
-
 @pytest.fixture(scope="session")
 def ptxas_ok() -> None:
     """ptxas 13.0.88 is there, or the test fails (skips only on explicit opt-out)."""
-    _require(oracle.oracle_missing())
+    oracle.require(oracle.oracle_missing())
 
 
 @pytest.fixture(scope="session")
 def oracles_ok() -> None:
     """ptxas 13.0.88 and NVIDIA's decoders 13.2.51 are there (same rule as ptxas_ok)."""
-    _require(oracle.oracle_missing() or oracle.decoders_missing())
+    oracle.require(oracle.oracle_missing() or oracle.decoders_missing())
 
 
 @pytest.fixture(scope="session")

@@ -48,6 +48,22 @@ def oracle_missing() -> str | None:
     return None
 
 
+def require(why: str | None) -> None:
+    """Fail the calling test when an oracle is missing (``why``), unless CUBINEMIT_NO_ORACLE=1
+    opts out explicitly: then it is reported as skipped, with the reason."""
+    import pytest
+
+    if why is None:
+        return
+    if os.environ.get(OPT_OUT) == "1":
+        pytest.skip(f"oracle test skipped on request ({OPT_OUT}=1): {why}")
+    pytest.fail(
+        f"the oracles are required for this test: {why}. "
+        f"Run the README's setup command, or set {OPT_OUT}=1 to skip oracle tests explicitly.",
+        pytrace=False,
+    )
+
+
 def decoders_missing() -> str | None:
     """None when cuobjdump and nvdisasm 13.2.51 are usable, else why not."""
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import conftest
+import oracle
 from cubinemit import toolchain
 from cubinemit.errors import ToolchainError
 
@@ -44,7 +44,7 @@ def test_wrong_version_is_refused(monkeypatch, tmp_path):
 def test_without_oracle_tests_fail_unless_opted_out(monkeypatch):
     monkeypatch.delenv("CUBINEMIT_NO_ORACLE", raising=False)
     with pytest.raises(pytest.fail.Exception, match="CUBINEMIT_NO_ORACLE=1"):
-        conftest._require("ptxas 13.0.88 not found")
+        oracle.require("ptxas 13.0.88 not found")
     monkeypatch.setenv("CUBINEMIT_NO_ORACLE", "1")
     with pytest.raises(pytest.skip.Exception, match="skipped on request"):
-        conftest._require("ptxas 13.0.88 not found")
+        oracle.require("ptxas 13.0.88 not found")
