@@ -151,6 +151,26 @@ def cmd_decompose(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build(args: argparse.Namespace) -> int:
+    from .semantic.build import build
+    from .semantic.spec import from_spec
+
+    try:
+        spec = json.loads(_read(args.spec))
+    except json.JSONDecodeError as exc:
+        raise _Usage(f"{args.spec}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    try:
+        data = build(from_spec(spec))
+    except NotImplementedError as exc:
+        raise _Usage(f"{args.spec}: {exc}") from None
+    except CubinemitError as exc:
+        raise _Usage(f"{args.spec}: {exc}") from None
+    tmp = Path(args.output + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(args.output)  # never a half-written cubin
+    return 0
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from .diff import diff_cubins
 
@@ -181,6 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("-o", "--output", help="write the spec here (default: standard output)")
     p.set_defaults(func=cmd_decompose)
+    p = sub.add_parser("build", help="build the cubin ptxas would write from a JSON spec")
+    p.add_argument("spec")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_build)
     p = sub.add_parser("diff", help="structural diff of two cubins, then the first differing byte")
     p.add_argument("a")
     p.add_argument("b")

@@ -77,9 +77,29 @@ def test_roundtrip_json(files, capsys):
     assert report["files"][1]["error"]
 
 
-def test_semantic_level_says_not_implemented(files, capsys):
-    assert main(["roundtrip", "--level", "semantic", str(files["a"])]) == 1
-    assert "not implemented" in capsys.readouterr().out
+def test_semantic_level(files, capsys):
+    assert main(["roundtrip", "--level", "semantic", str(files["a"]), str(files["c"])]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "not implemented at the semantic level" in lines[0] and str(files["c"]) in lines[0]
+    assert lines[-1] == "roundtrip: 1/2 byte-exact"
+
+
+def test_decompose_then_build_gives_the_ptxas_bytes(files, tmp_path):
+    spec, out = tmp_path / "spec.json", tmp_path / "out.cubin"
+    assert main(["decompose", str(files["a"]), "-o", str(spec)]) == 0
+    assert main(["build", str(spec), "-o", str(out)]) == 0
+    assert out.read_bytes() == files["a"].read_bytes()
+
+
+def test_build_rejects_bad_specs(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["build", str(bad), "-o", str(tmp_path / "x.cubin")]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    bad.write_text('{"$schema": "cubinemit-module/1", "target": "sm_90", "functions": [{"name": 3}], "bogus": 1}')
+    assert main(["build", str(bad), "-o", str(tmp_path / "x.cubin")]) == 2
+    assert "unknown key 'bogus'" in capsys.readouterr().err
+    assert not (tmp_path / "x.cubin").exists()
 
 
 def test_diff(files, capsys):

@@ -1,9 +1,10 @@
 """The builder: a :class:`Module` to cubin bytes.
 
-The emitter lays down the structure; the builder fills the payloads that rules derive. Derived
-so far: the two notes (options, target), .nv.compat. Pending (their rule sets are being
-merged): .nv.info records, .nv.callgraph, parameter banks, Mercury clones. Until then
-:func:`build` raises NotImplementedError rather than write a cubin it cannot vouch for.
+The emitter lays down the structure; the builder fills the payloads that rules derive. The two
+notes come from the options and target, .nv.compat from the target, .nv.info records from the
+facts (cubinemit.nvinfo.builder), .nv.callgraph and .nv.prototype from the call facts
+(cubinemit.funcorder), the banks from the parameters. The Mercury tail is not wired yet: a
+sm_100+ module raises NotImplementedError rather than give a cubin the builder cannot vouch for.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from ..elf.structs import pack_note
 from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
+from ..elf.order import header_order, symbol_order
 from .emit import emit
-from .model import Module
+from .model import Function, Module
 
 
 def fill_notes(module: Module, obj: ElfObject) -> None:
@@ -33,19 +35,77 @@ def fill_compat(module: Module, obj: ElfObject) -> None:
         obj.section(".nv.compat").data = encode_compat(compat_records(module.target, isa_class=isa_class))
 
 
+#: .nv.rel.action (sm_75-89 executables): one relocation-action record, the same in every
+#: cubin of the corpus
+REL_ACTION = bytes.fromhex("73000000000000000000001125000536")
+
+
+def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
+    return [module.function(s.name[len(".text.") :]) for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+
+
+def fill_metadata(module: Module, obj: ElfObject) -> None:
+    """.nv.info and .nv.info.<f> from the facts (records in ptxas's order per family and mode),
+    the parameter banks (zero-filled: the base plus the packed parameters), .nv.callgraph and
+    .nv.prototype from the call facts, .nv.rel.action."""
+    from ..funcorder import callgraph as derive_callgraph
+    from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
+    from ..nvinfo.builder import build_module_info, param_layout
+    from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
+    from .decompose import _ptx_function
+
+    index = {s.name: i for i, s in enumerate(symbol_order(obj), start=1) if s.name}
+    symbol_index = index.__getitem__
+    if "nvinfo" not in module.facts:
+        raise NotImplementedError("the module has no .nv.info facts")
+    mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
+    texts = _functions_in_text_order(module, obj)
+    ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
+    for name, records in build_module_info(mfacts, ffacts).items():
+        obj.section(name).data = encode_nvinfo(records, symbol_index=symbol_index)
+    for f, ff in zip(texts, ffacts):
+        bank = obj.find_section(f".nv.constant0.{f.name}")
+        if bank is not None:
+            lay = param_layout(module.target, ff)
+            bank.data = bytes(lay.base + lay.size)
+    graph = obj.find_section(".nv.callgraph")
+    if graph is not None:
+        emitter_mode = _mode(module)
+        cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts])
+        graph.data = encode_callgraph(cg, symbol_index=symbol_index)
+    proto = obj.find_section(".nv.prototype")
+    if proto is not None and proto in obj.sections:
+        from ..funcorder import prototypes
+
+        entries = prototypes([_ptx_function(f) for f in module.functions], _mode(module), [f.name for f in texts], module.sm)
+        strtab, offsets = obj.strtab.layout()
+        by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
+        proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
+    action = obj.find_section(".nv.rel.action")
+    if action is not None:
+        action.data = REL_ACTION
+
+
+def _mode(module: Module):  # type: ignore[no-untyped-def]
+    from ..funcorder import Mode
+
+    return Mode(relocatable=bool(module.options.get("compile_only")), debug=bool(module.options.get("debug")), opt_level=int(module.options.get("opt_level") or 3))  # type: ignore[call-overload]
+
+
 def build_object(module: Module) -> ElfObject:
-    """The ELFW object with every payload the builder derives so far filled in."""
+    """The ELFW object with every payload derived."""
     obj = emit(module)
     fill_notes(module, obj)
     fill_compat(module, obj)
+    fill_metadata(module, obj)
+    if obj.merc_symbols:
+        raise NotImplementedError("building the Mercury tail (sm_100+) from the spec is not wired yet")
     return obj
 
 
 def build(module: Module) -> bytes:
     """The cubin ptxas would write for ``module``."""
-    raise NotImplementedError(
-        "building complete cubins needs the .nv.info, .nv.callgraph, bank and Mercury rules, which are not merged yet"
-    )
+    return write(build_object(module))
 
 
 __all__ = ["build", "build_object", "write"]

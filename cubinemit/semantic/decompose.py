@@ -96,7 +96,7 @@ def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]
     return params, ([] if ret[0] == "v" else [ret])
 
 
-def _call_facts(obj: ElfObject, module: Module) -> None:
+def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
     declaration order that makes ptxas's function order come out as in the cubin."""
     from ..funcorder import Mode, PtxFunction, declaration_order_from
@@ -119,7 +119,11 @@ def _call_facts(obj: ElfObject, module: Module) -> None:
             by_name[sym.name] = Function(name=sym.name, linkage="extern")
             module.functions.append(by_name[sym.name])
     if graph is not None:
-        for edge in graph.calls:
+        edges = list(graph.calls)
+        if whole_program:
+            # whole program keeps kernel -> extern edges, listed from the last call site back
+            edges.reverse()
+        for edge in edges:
             if edge.caller in by_name and edge.callee not in by_name[edge.caller].calls:
                 by_name[edge.caller].calls.append(edge.callee)
         for mark in graph.indirect_callers:
@@ -133,7 +137,9 @@ def _call_facts(obj: ElfObject, module: Module) -> None:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
     mode = Mode(relocatable=bool(module.options.get("compile_only")), debug=bool(module.options.get("debug")), opt_level=int(module.options.get("opt_level") or 3))  # type: ignore[call-overload]
     ptx = [_ptx_function(f) for f in module.functions]
-    order = [f.name for f in module.functions if f.linkage != "extern"]
+    order = [f.name for f in module.functions if f.linkage != "extern" and (f.is_kernel or not whole_program)]
+    if whole_program:
+        order.reverse()  # the kernels were reversed into declaration order above
     hint = [m.function for m in graph.address_taken] if graph else []
     hint += [p.symbol for p in protos]
     try:
@@ -219,9 +225,8 @@ def decompose(obj: ElfObject) -> Module:
         prefix = f"${sym.name}$"
         fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
         module.functions.append(fn)
-    if module.options.get("compile_only") or module.options.get("debug"):
-        _call_facts(obj, module)
-    if not module.options.get("compile_only") and not module.options.get("debug"):
+    whole_program = not module.options.get("compile_only") and not module.options.get("debug")
+    if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
         module.functions.reverse()
         # device functions exist only as copies inside kernels; the copy's binding is theirs
@@ -233,4 +238,19 @@ def decompose(obj: ElfObject) -> Module:
                     known.add(callee)
                     linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
+    _call_facts(obj, module, whole_program)
+    _nvinfo_facts(obj, module)
     return module
+
+
+def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
+    """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data."""
+    from ..nvinfo.decompose import facts_from_cubin
+    from ..nvinfo.facts import to_json
+
+    module_facts, functions = facts_from_cubin(obj)
+    module.facts["nvinfo"] = to_json(module_facts)
+    by_name = {f.name: f for f in module.functions}
+    for ff in functions:
+        if ff.name in by_name:
+            by_name[ff.name].facts["nvinfo"] = to_json(ff)
