@@ -32,7 +32,9 @@ def fill_notes(module: Module, obj: ElfObject) -> None:
 def fill_compat(module: Module, obj: ElfObject) -> None:
     if has_compat_section(module.target):
         isa_class = int(module.facts.get("isa_class", 1))  # type: ignore[call-overload]
-        obj.section(".nv.compat").data = encode_compat(compat_records(module.target, isa_class=isa_class))
+        fastpath = module.facts.get("fastpath")
+        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath))  # type: ignore[call-overload]
+        obj.section(".nv.compat").data = encode_compat(records)
 
 
 #: .nv.rel.action (sm_75-89 executables): one relocation-action record, the same in every
@@ -99,8 +101,37 @@ def build_object(module: Module) -> ElfObject:
     fill_compat(module, obj)
     fill_metadata(module, obj)
     if obj.merc_symbols:
-        raise NotImplementedError("building the Mercury tail (sm_100+) from the spec is not wired yet")
+        fill_mercury(module, obj)
     return obj
+
+
+def fill_mercury(module: Module, obj: ElfObject) -> None:
+    """sm_100+: every .nv.merc.* clone and .nv.merc.symtab from the originals just built and the
+    Mercury facts (cubinemit.mercury)."""
+    from .. import mercury
+    from ..elf.model import Relocation
+    from .tagged import decode
+
+    if "mercury" not in module.facts:
+        raise NotImplementedError("the module has no Mercury facts")
+    facts = decode(module.facts["mercury"])
+    obj.merc_symbols = mercury.derive_merc_symbols(obj, facts)
+    for s in obj.sections:
+        if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
+            continue
+        if s.relocs is not None:
+            s.relocs = [
+                Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts)
+            ]
+        elif s.name.startswith(".nv.merc.nv.info"):
+            s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]
+        else:
+            data = mercury.derive_merc_data(obj, s, facts)
+            if s.sh_type == 0x70000015:  # the reserved-SMEM clone holds real bytes
+                s.data = data
+            else:
+                s.data = data
 
 
 def build(module: Module) -> bytes:

@@ -194,6 +194,13 @@ def decompose(obj: ElfObject) -> Module:
         for rec in decode_compat(compat.data):
             if getattr(rec, "attr", None) is EICompatAttr.ISA_CLASS and rec.value != 1:  # type: ignore[union-attr]
                 module.facts["isa_class"] = rec.value  # type: ignore[union-attr]
+            if getattr(rec, "attr", None) is EICompatAttr.CAN_FASTPATH_FINALIZE:
+                # the fast-path finalize mask: instructions such as DFMA clear bits of the
+                # target's mask (a fact about the code)
+                from ..nvinfo.gating import fastpath_mask
+
+                if rec.values[0] != fastpath_mask(target):  # type: ignore[union-attr]
+                    module.facts["fastpath"] = rec.values[0]  # type: ignore[union-attr]
     for sec in obj.sections:  # creation order
         if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
@@ -240,6 +247,13 @@ def decompose(obj: ElfObject) -> Module:
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     _call_facts(obj, module, whole_program)
     _nvinfo_facts(obj, module)
+    if any(s.mercury for s in obj.sections):
+        from .. import mercury
+        from .tagged import encode
+
+        # the Mercury code's own facts (addresses, sizes, CFA and line rows): leaf data that
+        # the capsule determines
+        module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
     return module
 
 

@@ -1,0 +1,62 @@
+"""A tagged JSON form for fact objects that plain JSON cannot hold (bytes, tuples, maps with
+integer keys, attrs classes): used for the Mercury facts in a spec. Only the classes listed
+in ``TYPES`` are rebuilt; anything else is refused with the key path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..errors import ModelError
+from .. import mercury
+
+TYPES: dict[str, type] = {
+    "MercuryFacts": mercury.MercuryFacts,
+    "MercuryFunctionFacts": mercury.FunctionFacts,
+    "MercReloc": mercury.MercReloc,
+}
+_NAMES = {cls: name for name, cls in TYPES.items()}
+
+
+def encode(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"$bytes": value.hex()}
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if attrs.has(type(value)):
+        name = _NAMES.get(type(value))
+        if name is None:
+            raise ModelError(f"cannot encode a {type(value).__name__} in a spec")
+        return {"$type": name, **{f.name: encode(getattr(value, f.name)) for f in attrs.fields(type(value))}}
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
+    return value
+
+
+def decode(value: Any, path: str = "$") -> Any:
+    if isinstance(value, list):
+        return [decode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    if "$bytes" in value:
+        try:
+            return bytes.fromhex(value["$bytes"])
+        except (TypeError, ValueError):
+            raise ModelError(f"{path}: not a hex string") from None
+    if "$tuple" in value:
+        return tuple(decode(v, f"{path}[{i}]") for i, v in enumerate(value["$tuple"]))
+    if "$map" in value:
+        return {decode(k, path): decode(v, f"{path}[{k!r}]") for k, v in value["$map"]}
+    if "$type" in value:
+        cls = TYPES.get(value["$type"])
+        if cls is None:
+            raise ModelError(f"{path}: unknown $type {value['$type']!r}")
+        fields = {k: decode(v, f"{path}.{k}") for k, v in value.items() if k != "$type"}
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ModelError(f"{path}: {exc}") from None
+    raise ModelError(f"{path}: an object without a $bytes/$tuple/$map/$type tag")
