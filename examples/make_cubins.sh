@@ -8,3 +8,6 @@ for arch in sm_75 sm_86 sm_90a sm_100a sm_120; do
   "$ptxas" -arch "$arch" vadd.ptx -o "../cubins/vadd.$arch.cubin"
   "$ptxas" -arch "$arch" -c vadd.ptx -o "../cubins/vadd.$arch.rel.cubin"
 done
+for arch in sm_90 sm_100a; do
+  "$ptxas" -arch "$arch" vadd_plain.ptx -o "../cubins/vadd_plain.$arch.cubin"
+done

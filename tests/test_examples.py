@@ -14,7 +14,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def test_bundled_cubins_roundtrip(capsys):
     assert main(["roundtrip", str(EXAMPLES / "cubins")]) == 0
-    assert capsys.readouterr().out.strip() == "roundtrip: 10/10 byte-exact"
+    assert capsys.readouterr().out.strip() == "roundtrip: 12/12 byte-exact"
 
 
 def test_bundled_cubins_are_ptxas_output():
@@ -37,3 +37,43 @@ def test_inspect_and_edit_example(tmp_path):
     assert proc.returncode == 0, proc.stderr
     names = [s.name for s in read_cubin(out.read_bytes()).symbols]
     assert "vadd_call_counter" in names and "calls" not in names
+
+
+def test_build_from_scratch_example_matches_ptxas(tmp_path):
+    for target in ("sm_90",):
+        golden = EXAMPLES / "cubins" / f"vadd_plain.{target}.cubin"
+        out = tmp_path / f"vadd.{target}.cubin"
+        proc = subprocess.run([sys.executable, str(EXAMPLES / "build_from_scratch.py"), str(golden), str(out)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert out.read_bytes() == golden.read_bytes()
+
+
+def test_edit_and_rebuild_example(tmp_path):
+    out = tmp_path / "renamed.cubin"
+    src = EXAMPLES / "cubins" / "vadd_plain.sm_100a.cubin"
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "edit_and_rebuild.py"), str(src), "vadd", "vector_add", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    names = [s.name for s in read_cubin(out.read_bytes()).symbols]
+    assert "vector_add" in names and "vadd" not in names
+
+
+def test_synthetic_kernels_match_ptxas_on_the_equivalent_ptx(ptxas_ok, tmp_path):
+    import oracle
+
+    out = tmp_path / "synthetic.cubin"
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "synthetic_kernels.py"), str(EXAMPLES / "cubins" / "vadd_plain.sm_90.cubin"), "16", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    # the same kernels written as PTX: 16 renamed copies of vadd_plain with their .maxntid
+    src = (EXAMPLES / "vadd" / "vadd_plain.ptx").read_text()
+    head, body = src.split(".visible .entry", 1)
+    text = head + "".join(
+        (".visible .entry" + body).replace("vadd", f"synthetic_{i:03d}").replace(")\n{", f")\n.maxntid {32 * (1 + i % 8)}, 1, 1\n{{", 1) + "\n"
+        for i in range(16)
+    )
+    ptx = tmp_path / "synthetic.ptx"
+    ptx.write_text(text)
+    assert out.read_bytes() == oracle.compile_ptx(ptx, "sm_90", "def").read_bytes()

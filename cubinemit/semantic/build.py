@@ -15,6 +15,7 @@ from ..elf.structs import pack_note
 from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
+from ..elf.layout import layout
 from ..elf.order import header_order, symbol_order
 from .emit import emit
 from .model import Function, Module
@@ -115,6 +116,10 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
     if "mercury" not in module.facts:
         raise NotImplementedError("the module has no Mercury facts")
     facts = decode(module.facts["mercury"])
+    index = layout(obj).index
+    for s in obj.sections:  # each capsule starts with the header index of its .text.<f>
+        if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
+            s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]
     obj.merc_symbols = mercury.derive_merc_symbols(obj, facts)
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":

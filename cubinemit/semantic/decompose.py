@@ -225,7 +225,8 @@ def decompose(obj: ElfObject) -> Module:
         fn.facts["param_bytes"] = _param_bytes(obj, by_name.get(f".nv.info.{sym.name}"))
         capsule = next((s for s in obj.sections if s.name == f".nv.capmerc.text.{sym.name}"), None)
         if capsule is not None:
-            fn.capsule = capsule.data
+            # the capsule's first word is the header index of .text.<f>: derived, so not kept
+            fn.capsule = bytes(4) + capsule.data[4:]
             fn.capsule_symbols = [
                 (m.name, m.value, m.size) for m in obj.merc_symbols if m.type == STT_FUNC and m.section is capsule
             ]

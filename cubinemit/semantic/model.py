@@ -18,6 +18,96 @@ LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 SPACES = ("global", "const", "shared", "local")
 
 
+def _renamed(value: object, old: str, new: str) -> object:
+    """``value`` with the function name ``old`` replaced by ``new`` wherever it names it: a whole
+    string, or one part of a whole-program copy's ``$kernel$callee``."""
+    if isinstance(value, str):
+        if value == old:
+            return new
+        if value.startswith("$") and value.count("$") >= 2:
+            kernel, callee = value[1:].split("$", 1)
+            return f"${new if kernel == old else kernel}${new if callee == old else callee}"
+        return value
+    if isinstance(value, dict):
+        return {_renamed(k, old, new): _renamed(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, old, new) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_renamed(v, old, new) for v in value)
+    return value
+
+
+def _prune_frame(frame: DebugSection, gone: set[str], module: Module) -> None:
+    """Drop the .debug_frame entries of removed functions: each FDE whose initial location is
+    relocated against one, and every CIE left without an FDE. The kept entries move up, their
+    CIE pointers (data in executables, the .debug_frame relocation's addend in relocatable
+    output) and relocation offsets follow, and the Mercury facts keyed by FDE ordinal too."""
+    data = frame.data
+    entries = []  # (offset, size, is_cie, cie_pointer)
+    pos = 0
+    while pos + 12 <= len(data):
+        if int.from_bytes(data[pos : pos + 4], "little") != 0xFFFFFFFF:
+            raise ModelError(f".debug_frame: entry at {pos:#x} is not 64-bit DWARF")
+        length = int.from_bytes(data[pos + 4 : pos + 12], "little")
+        pointer = int.from_bytes(data[pos + 12 : pos + 20], "little")
+        entries.append((pos, 12 + length, pointer == 0xFFFFFFFFFFFFFFFF, pointer))
+        pos += 12 + length
+    owner: dict[int, str | None] = {}
+    cie_reloc: dict[int, Relocation] = {}
+    for r in frame.relocations:
+        for off, size, is_cie, _ in entries:
+            if not is_cie and off + 20 <= r.offset < off + 28 and r.type == 2:
+                owner[off] = r.symbol
+            if not is_cie and r.offset == off + 12 and r.symbol == ".debug_frame":
+                cie_reloc[off] = r
+    cie_of = {}
+    for off, size, is_cie, pointer in entries:
+        if not is_cie:
+            cie_of[off] = cie_reloc[off].addend if off in cie_reloc else pointer
+    kept_fdes = [off for off, _, is_cie, _ in entries if not is_cie and owner.get(off) not in gone]
+    live_cies = {cie_of[off] for off in kept_fdes}
+    keep = [e for e in entries if (e[2] and e[0] in live_cies) or (not e[2] and e[0] in kept_fdes)]
+    moved, out = {}, bytearray()
+    for off, size, _, _ in keep:
+        moved[off] = len(out)
+        out += data[off : off + size]
+    for off, _, is_cie, _ in keep:
+        if not is_cie and off not in cie_reloc:  # executables store the CIE offset itself
+            new = moved[off]
+            out[new + 12 : new + 20] = moved[cie_of[off]].to_bytes(8, "little")
+    relocs = []
+    for r in frame.relocations:
+        base = next((off for off, size, _, _ in keep if off <= r.offset < off + size), None)
+        if base is None:
+            continue
+        addend = moved[r.addend] if r in cie_reloc.values() and r.addend is not None else r.addend
+        relocs.append(Relocation(moved[base] + r.offset - base, r.type, r.symbol, addend))
+    frame.data, frame.relocations = bytes(out), relocs
+    ordinal = {old: new for new, old in enumerate(off for off, _, is_cie, _ in keep if not is_cie)}
+    fde_ordinal = {k: ordinal.get(off) for k, off in enumerate(off for off, _, is_cie, _ in entries if not is_cie)}
+    merc = module.facts.get("mercury")
+    if isinstance(merc, dict):
+        for key in ("cfa", "fde_ranges"):
+            table = merc.get(key)
+            if isinstance(table, dict) and "$map" in table:
+                table["$map"] = [[fde_ordinal[k], v] for k, v in table["$map"] if fde_ordinal.get(k) is not None]
+
+
+def _without(value: object, names: set[str]) -> object:
+    """``value`` without the entries that name a removed function: call-graph edges and marks
+    (dicts whose string fields name one), map entries keyed by one."""
+    if isinstance(value, dict):
+        if "$map" in value:  # tagged JSON map: drop pairs keyed by a removed function
+            return {"$map": [[k, _without(v, names)] for k, v in value["$map"] if k not in names]}
+        if any(isinstance(v, str) and v in names for v in value.values()):
+            return None
+        return {k: _without(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        kept = [_without(v, names) for v in value]
+        return [v for v in kept if v is not None and not (isinstance(v, str) and v in names)]
+    return value
+
+
 def _check_linkage(_inst: object, attr: attrs.Attribute, value: str) -> None:  # type: ignore[type-arg]
     if value not in LINKAGES:
         raise ModelError(f"{attr.name} {value!r} is not one of {', '.join(LINKAGES)}")
@@ -123,12 +213,50 @@ class Module:
                 return f
         raise ModelError(f"no function named {name!r}")
 
+    def remove_function(self, name: str) -> None:
+        """Remove a function and what only it needed: device functions no other function calls
+        or has inlined, their call-graph edges and facts. A function still called by another
+        one cannot be removed (ModelError names the caller)."""
+        victim = self.function(name)
+        if self.options.get("compile_only") or self.options.get("debug"):
+            # relocatable and -g .debug_frame tie CIE pointers to a layout not modelled yet
+            raise ModelError(f"cannot remove {name!r}: removing functions from -c or -g modules is not supported yet")
+        for f in self.functions:
+            if f is not victim and (name in f.calls or any(r.symbol == name for r in f.relocations)):
+                raise ModelError(f"cannot remove {name!r}: {f.name!r} calls it")
+        gone = {name}
+        self.functions.remove(victim)
+        while True:  # callees nothing reaches any more
+            used = {c for f in self.functions for c in f.calls} | {n for f in self.functions for n, _, _ in f.inlined}
+            used |= {r.symbol for f in self.functions for r in f.relocations if r.symbol}
+            orphans = [f for f in self.functions if not f.is_kernel and f.linkage in ("static", "extern", "builtin") and f.name not in used]
+            if not orphans:
+                break
+            for f in orphans:
+                gone.add(f.name)
+                self.functions.remove(f)
+        for dbg in self.debug:
+            if dbg.name == ".debug_frame":
+                _prune_frame(dbg, gone, self)
+            elif any(r.symbol in gone for r in dbg.relocations):
+                raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
+        self.data = [d for d in self.data if not d.users or set(d.users) - gone]
+        for d in self.data:
+            d.users = [u for u in d.users if u not in gone]
+        self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+
     def rename_function(self, old: str, new: str) -> None:
-        """Rename a function and every reference to it (relocations, users, inlined copies)."""
+        """Rename a function and every reference to it (relocations, calls, users, inlined
+        copies and their ``$kernel$callee`` names, the facts)."""
         if any(f.name == new for f in self.functions):
             raise ModelError(f"cannot rename {old!r} to {new!r}: {new!r} exists")
         self.function(old).name = new
+        self.facts = _renamed(self.facts, old, new)  # type: ignore[assignment]
         for f in self.functions:
+            f.facts = _renamed(f.facts, old, new)  # type: ignore[assignment]
+            f.calls = [new if c == old else c for c in f.calls]
+            f.address_taken = [new if c == old else c for c in f.address_taken]
+            f.capsule_symbols = [(_renamed(n, old, new), v, sz) for n, v, sz in f.capsule_symbols]  # type: ignore[misc]
             for r in [*f.relocations, *f.constant_relocations]:
                 if r.symbol == old:
                     r.symbol = new

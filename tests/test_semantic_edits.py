@@ -1,0 +1,50 @@
+"""Edits through the model give the bytes ptxas gives for the equally edited PTX."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import oracle
+from cubinemit.errors import ModelError
+from cubinemit.reader import read_cubin
+from cubinemit.semantic.build import build
+from cubinemit.semantic.decompose import decompose
+
+TARGETS = ("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120")
+
+
+def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
+    ptx = tmp_path / target / mode / f"{name}.ptx"
+    ptx.parent.mkdir(parents=True, exist_ok=True)
+    ptx.write_text(text)
+    return oracle.compile_ptx(ptx, target, mode).read_bytes()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+def test_rename_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    text = (oracle.PROBES / "func_calls.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "func_calls", text, target, mode)))
+    module.rename_function("k_user2", "k_renamed_kernel")
+    want = _compile(tmp_path / "edited", "func_calls", text.replace("k_user2", "k_renamed_kernel"), target, mode)
+    assert build(module) == want
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
+    text = (oracle.PROBES / "func_calls.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "func_calls", text, target, "def")))
+    module.remove_function("k_chain")  # its callees f_c1..f_c3 are reached by nothing else
+    assert {f.name for f in module.functions} == {"f_shared", "k_user1", "k_user2"}
+    cut = re.search(r"\n\.visible \.entry k_chain\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    want = _compile(tmp_path / "edited", "func_calls", text[: cut.start()] + "\n" + text[cut.end() :], target, "def")
+    assert build(module) == want
+
+
+def test_remove_refuses_a_called_function(cubin):
+    module = decompose(read_cubin(cubin("func_calls", "sm_90", "c")))
+    with pytest.raises(ModelError, match="not supported yet|calls it"):
+        module.remove_function("f_c2")
