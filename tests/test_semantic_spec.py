@@ -80,3 +80,10 @@ def test_rename_function_follows_references():
     assert m.data[0].users == ["g", "k"]
     with pytest.raises(ModelError, match="exists"):
         m.rename_function("g", "k")
+
+
+def test_fixed_api_names(cubin):
+    data = cubin("kernels_three", "sm_90a", "def")
+    module = Module.from_cubin(data)
+    again = Module.from_spec(json.loads(json.dumps(module.to_spec())))
+    assert again.to_cubin() == data

@@ -207,6 +207,34 @@ class Module:
     def sm(self) -> int:
         return parse_target(self.target)[0]
 
+    # --- the fixed API -------------------------------------------------------------------------
+    @classmethod
+    def from_cubin(cls, data: bytes) -> Module:
+        """The leaf data of a ptxas cubin (CubinFormatError if malformed; NotImplementedError
+        names what the semantic level does not model yet)."""
+        from ..reader import read_cubin
+        from .decompose import decompose
+
+        return decompose(read_cubin(data))
+
+    def to_cubin(self) -> bytes:
+        """The cubin ptxas 13.0.88 writes for this module."""
+        from .build import build
+
+        return build(self)
+
+    def to_spec(self) -> dict[str, object]:
+        """The versioned JSON form (cubinemit.semantic.spec)."""
+        from .spec import to_spec
+
+        return to_spec(self)
+
+    @classmethod
+    def from_spec(cls, obj: dict[str, object]) -> Module:
+        from .spec import from_spec
+
+        return from_spec(obj)
+
     def function(self, name: str) -> Function:
         for f in self.functions:
             if f.name == name:
