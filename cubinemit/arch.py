@@ -125,7 +125,7 @@ def family_of(sm: int) -> Family:
 
 def facts(sm: int) -> ArchFacts:
     """The container facts for SM number ``sm`` (75, 90, 100, ...)."""
-    return attrs.evolve(_FAMILY_FACTS[family_of(sm)], **_SM_OVERRIDES.get(sm, {}))
+    return attrs.evolve(_FAMILY_FACTS[family_of(sm)], **_SM_OVERRIDES.get(sm, {}))  # type: ignore[arg-type]
 
 
 _TARGET_RE = re.compile(r"^sm_(\d+)([af]?)$")

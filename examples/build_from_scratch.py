@@ -28,7 +28,6 @@ def main(golden: str, out: str) -> int:
         "vadd",
         is_kernel=True,
         sass=sass,
-        registers=12,
         facts={
             "nvinfo": to_json(
                 FunctionFacts(

@@ -38,7 +38,7 @@ def main(template: str, count: str, out: str) -> int:
             exit_offsets=(0x70, 0x130),
             maxntid=(32 * (1 + i % 8), 1, 1),
         )
-        functions.append(Function(name, is_kernel=True, sass=sass, registers=12, facts={"nvinfo": to_json(facts)}))
+        functions.append(Function(name, is_kernel=True, sass=sass, facts={"nvinfo": to_json(facts)}))
     # whole program lays kernels out in reverse declaration order; so does the frame
     for i in reversed(range(n)):
         base = len(debug)

@@ -21,14 +21,13 @@ functions = st.builds(
     is_kernel=st.booleans(),
     linkage=st.sampled_from(["visible", "weak", "static", "extern"]),
     sass=st.binary(max_size=64),
-    registers=st.integers(0, 255),
     relocations=st.lists(relocs, max_size=3),
     inlined=placements,
     constants=st.binary(max_size=16),
     constant_relocations=st.lists(relocs, max_size=2),
     capsule=st.binary(max_size=16),
     capsule_symbols=placements,
-    facts=st.dictionaries(st.sampled_from(["param_bytes", "isa_class"]), st.integers(0, 4096), max_size=2),
+    facts=st.dictionaries(st.sampled_from(["fastpath", "isa_class"]), st.integers(0, 4096), max_size=2),
 )
 data = st.builds(DataObject, names, st.sampled_from(["global", "const", "shared", "local"]), st.integers(0, 1 << 20), st.sampled_from([1, 2, 4, 8, 16]), st.none() | st.binary(max_size=16))
 

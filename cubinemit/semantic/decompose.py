@@ -7,6 +7,8 @@ target. Everything the builder derives is dropped.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from ..elf.constants import (
@@ -32,6 +34,9 @@ from ..nvinfo import EIAttr, EICompatAttr, decode_compat, decode_nvinfo
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DebugSection, Function, Module, Relocation
 
+if TYPE_CHECKING:
+    from ..funcorder import PtxFunction
+
 
 def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
     section = obj.find_section(name)
@@ -49,30 +54,9 @@ def _relocations(section: Section | None) -> list[Relocation]:
     return [Relocation(r.offset, r.type, r.symbol.name if r.symbol is not None else None, r.addend) for r in section.relocs or ()]
 
 
-def _param_bytes(obj: ElfObject, info: Section | None) -> int:
-    """Parameter bytes of a function (EIATTR_CBANK_PARAM_SIZE; 0 without parameters)."""
-    if info is None:
-        return 0
-    names = [""] + [s.name for s in symbol_order(obj)]
-    for r in decode_nvinfo(info.data, section=info.name, symbol_name=lambda i: names[i]):
-        if r.attr is EIAttr.CBANK_PARAM_SIZE:  # type: ignore[union-attr]
-            return int(r.value)  # type: ignore[union-attr]
-    return 0
-
-
-def _register_counts(obj: ElfObject, info: Section | None) -> dict[str, int]:
-    """EIATTR_REGCOUNT of every function, from the global .nv.info."""
-    if info is None:
-        return {}
-    names = [""] + [s.name for s in symbol_order(obj)]
-    records = decode_nvinfo(info.data, section=info.name, symbol_name=lambda i: names[i])
-    return {r.symbol: r.value for r in records if r.attr is EIAttr.REGCOUNT}  # type: ignore[union-attr]
-
-
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
-#: payloads beyond .debug_frame, compiler constants)
+#: payloads beyond the line tables and register maps, compiler constants)
 _NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
-
 
 _CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
 
@@ -149,7 +133,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
 
 
-def _ptx_function(f: Function) -> object:
+def _ptx_function(f: Function) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     return PtxFunction(
@@ -205,7 +189,6 @@ def decompose(obj: ElfObject) -> Module:
         if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
             module.debug.append(DebugSection(sec.name, sec.data, relocs))
-    registers = _register_counts(obj, by_name.get(".nv.info"))
     funcs = {s.name: s for s in obj.symbols if s.type == STT_FUNC and s.section is not None and not s.name.startswith("$")}
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
@@ -219,10 +202,8 @@ def decompose(obj: ElfObject) -> Module:
             is_kernel=bool(sym.other & STO_CUDA_ENTRY),
             linkage=linkage,
             sass=text.data,
-            registers=registers.get(sym.name, 0),
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
-        fn.facts["param_bytes"] = _param_bytes(obj, by_name.get(f".nv.info.{sym.name}"))
         capsule = next((s for s in obj.sections if s.name == f".nv.capmerc.text.{sym.name}"), None)
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept

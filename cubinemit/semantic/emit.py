@@ -12,6 +12,8 @@ NotImplementedError naming what is missing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..arch import facts, family_of, Family
 from ..elf.constants import (
     ET_EXEC,
@@ -50,6 +52,9 @@ from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .model import DebugSection, Function, Module
+
+if TYPE_CHECKING:
+    from ..funcorder import PtxFunction
 
 _SECTION_SYM = 0x03
 _LOCAL_FUNC = 0x02
@@ -111,8 +116,8 @@ class _Emitter:
     def resolve_relocations(self) -> None:
         """Relocations by symbol name become references, once every symbol exists."""
         by_name: dict[str, Symbol] = {}
-        for sym in self.obj.symbols:
-            by_name.setdefault(sym.name, sym)
+        for defined in self.obj.symbols:
+            by_name.setdefault(defined.name, defined)
         for section, relocs in self.pending_relocs:
             out = []
             for r in relocs:
@@ -307,7 +312,7 @@ class _Emitter:
                 if self.rel:
                     # relocatable, below sm_90: the parameter block's symbol (strings shared), or
                     # _SREG at 0 for a kernel without parameters
-                    base, size = facts(self.sm).param_base, int(fn.facts.get("param_bytes", 0))  # type: ignore[call-overload]
+                    base, size = facts(self.sm).param_base, _param_bytes(m.target, fn)
                     if size:
                         obj.new_symbol("_param", info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=base, size=size)
                     else:  # the special-register block below the parameters
@@ -342,7 +347,7 @@ class _Emitter:
                 if m.function(callee).linkage == "visible":
                     obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
             if facts(self.sm).text_info_regcount:
-                text.info_high = fn.registers << 24
+                text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             for r in fn.relocations:
                 target = next((f for f in m.functions if f.name == r.symbol), None)
                 if r.symbol and r.symbol not in externs_done and (target is None or target.linkage == "extern"):
@@ -418,7 +423,22 @@ class _Emitter:
             obj.merc_symbols.append(m)
 
 
-def _ptx_function(f: Function) -> object:
+def _info_facts(fn: Function) -> dict[str, object]:
+    info = fn.facts.get("nvinfo")
+    if not isinstance(info, dict):
+        raise NotImplementedError(f"function {fn.name!r} has no .nv.info facts")
+    return info
+
+
+def _param_bytes(target: str, fn: Function) -> int:
+    """Bytes of the packed parameters (what _param covers), from the parameter facts."""
+    from ..nvinfo.builder import param_layout
+    from ..nvinfo.facts import FunctionFacts, from_json
+
+    return param_layout(target, from_json(FunctionFacts, _info_facts(fn))).size  # type: ignore[arg-type]
+
+
+def _ptx_function(f: Function) -> PtxFunction:
     from .decompose import _ptx_function as convert
 
     return convert(f)

@@ -60,10 +60,10 @@ def _prune_frame(frame: DebugSection, gone: set[str], module: Module) -> None:
                 owner[off] = r.symbol
             if not is_cie and r.offset == off + 12 and r.symbol == ".debug_frame":
                 cie_reloc[off] = r
-    cie_of = {}
+    cie_of: dict[int, int] = {}
     for off, size, is_cie, pointer in entries:
         if not is_cie:
-            cie_of[off] = cie_reloc[off].addend if off in cie_reloc else pointer
+            cie_of[off] = (cie_reloc[off].addend or 0) if off in cie_reloc else pointer
     kept_fdes = [off for off, _, is_cie, _ in entries if not is_cie and owner.get(off) not in gone]
     live_cies = {cie_of[off] for off in kept_fdes}
     keep = [e for e in entries if (e[2] and e[0] in live_cies) or (not e[2] and e[0] in kept_fdes)]
@@ -133,8 +133,6 @@ class Function:
     linkage: str = attrs.field(default="visible", validator=_check_linkage)
     #: the SASS bytes of its .text (whole program: with the inlined callees' copies)
     sass: bytes = b""
-    #: registers per thread (EIATTR_REGCOUNT; below sm_90 also in .text's sh_info)
-    registers: int = 0
     relocations: list[Relocation] = attrs.field(factory=list)
     #: whole program: where each callee copy sits in this .text (name, offset, size)
     inlined: list[tuple[str, int, int]] = attrs.field(factory=list)
