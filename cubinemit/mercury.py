@@ -303,7 +303,8 @@ def _text_owner(section: Section) -> str:
     return section.name[len(".text.") :]
 
 
-def _uleb(data: bytes, i: int) -> tuple[int, int]:
+def _leb(data: bytes, i: int, signed: bool) -> tuple[int, int]:
+    """A LEB128 number at ``data[i]``: (value, index after it)."""
     value = shift = 0
     while True:
         b = data[i]
@@ -311,7 +312,13 @@ def _uleb(data: bytes, i: int) -> tuple[int, int]:
         value |= (b & 0x7F) << shift
         shift += 7
         if b < 0x80:
+            if signed and b & 0x40:
+                value -= 1 << shift
             return value, i
+
+
+def _uleb(data: bytes, i: int) -> tuple[int, int]:
+    return _leb(data, i, False)
 
 
 # --- .nv.merc.symtab ---------------------------------------------------------------------------
@@ -1006,16 +1013,7 @@ def _uleb_bytes(v: int) -> bytes:
 
 
 def _sleb(data: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            if b & 0x40:
-                value -= 1 << shift
-            return value, i
+    return _leb(data, i, True)
 
 
 @attrs.frozen
