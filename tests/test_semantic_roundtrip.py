@@ -16,7 +16,7 @@ from cubinemit.roundtrip import first_difference, semantic_roundtrip
 from cubinemit.arch import ALL_TARGETS
 
 TARGETS = tuple(t for t in ALL_TARGETS if not t.startswith("sm_110"))  # sm_110: declined for now
-KNOWN_GAPS = {"func_visible", "func_pointer"}
+KNOWN_GAPS = {"func_pointer"}
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -36,7 +36,7 @@ def structure(obj):  # type: ignore[no-untyped-def]
 
 
 #: structure not reproduced yet (each a rule still to find), kept visible here
-KNOWN_GAPS = {"func_visible", "func_pointer"}
+KNOWN_GAPS = {"func_pointer"}
 
 
 def test_structure_matches_ptxas(corpus):

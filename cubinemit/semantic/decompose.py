@@ -125,7 +125,10 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     if whole_program:
         order.reverse()  # the kernels were reversed into declaration order above
     hint = [m.function for m in graph.address_taken] if graph else []
-    hint += [p.symbol for p in protos]
+    # ptxas creates the signature strings in reverse declaration order: their order in .strtab
+    # tells the declaration order of the functions that have one
+    position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
+    hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
     try:
         declared = declaration_order_from(order, ptx, mode, hint=hint)
     except ModelError as exc:

@@ -258,7 +258,9 @@ class _Emitter:
             obj.e_type = ET_REL
         order = self.function_order()
         protos = self.prototypes(order)
-        for proto in protos:  # the signature strings come first in .strtab
+        # the signature strings come first in .strtab, in reverse declaration order
+        declared = {f.name: i for i, f in enumerate(m.functions)}
+        for proto in sorted(protos, key=lambda p: -declared.get(p.symbol, 0)):
             obj.strtab.add(proto.signature)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
         strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
