@@ -69,3 +69,11 @@ def test_split_is_the_inverse_of_render(strings):
     slots = split_table(data)
     rebuilt = b"".join(StrSlot(text, width).render() for _, text, width in slots)
     assert rebuilt == data
+
+
+def test_strings_of_a_read_table_are_shared():
+    """A table filled slot by slot (as the reader does) still shares identical strings."""
+    t = StringTable(slots=[StrSlot(""), StrSlot("_param"), StrSlot(".text.k")])
+    assert t.add("_param") is t.slots[1]
+    assert t.add("new") is t.slots[3]
+    assert t.add("new") is t.slots[3]

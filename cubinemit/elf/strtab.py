@@ -61,15 +61,33 @@ class StringTable:
     """An append-only string table. The first slot is always the empty string."""
 
     slots: list[StrSlot] = attrs.field(factory=lambda: [StrSlot("")])
+    #: text -> first slot appended with it (a hint: slots can be renamed, so it is checked)
+    _first: dict[str, StrSlot] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    _indexed: int = attrs.field(default=0, init=False, repr=False, eq=False)
 
     def add(self, text: str, *, share: bool = True) -> StrSlot:
-        """Append ``text``; with ``share``, return the first live slot holding exactly it."""
+        """Append ``text``; with ``share``, return the first live slot holding exactly it.
+
+        The lookup goes through an index of the first slot appended with each text, checked
+        before use (a renamed or blanked slot falls back to a scan); a slot renamed *to* a text
+        that a later slot was appended with is not preferred to it (ptxas never does that)."""
         if share:
-            for slot in self.slots:
+            for slot in self.slots[self._indexed :]:  # slots appended directly (the reader)
+                if slot.width == len(slot.encoded):
+                    self._first.setdefault(slot.text, slot)
+            self._indexed = len(self.slots)
+            hint = self._first.get(text)
+            if hint is not None and hint.text == text and hint.width == len(hint.encoded):
+                return hint
+            for slot in self.slots if hint is not None else ():  # stale hint: look again
                 if slot.text == text and slot.width == len(slot.encoded):
+                    self._first[text] = slot
                     return slot
         slot = StrSlot(text)
         self.slots.append(slot)
+        self._first.setdefault(text, slot)
+        if self._indexed == len(self.slots) - 1:
+            self._indexed += 1
         return slot
 
     def layout(self) -> tuple[bytes, dict[int, int]]:

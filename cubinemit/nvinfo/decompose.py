@@ -188,10 +188,21 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
         if sym is None:
             raise ModelError(f"{s.name}: no function symbol")
         raws.append(_Raw(sym, s, info.get(f".nv.info.{sym.name}", [])))
-    funcs = [_function(target, module, raw, lay.symbols, regcount, frame, min_stack) for raw in raws]
+    index = _func_index(lay.symbols)
+    funcs = [_function(target, module, raw, lay.symbols, regcount, frame, min_stack, index) for raw in raws]
     if module.debug and not module.compile_only:
         funcs = _undo_propagation(module, funcs, raws)
     return module, funcs
+
+
+def _func_index(symbols: list[Symbol]) -> tuple[dict[int, list[Symbol]], dict[int, int]]:
+    """FUNC symbols grouped by section, and every symbol's position: built once per cubin (a
+    scan per function made decomposition quadratic in the number of functions)."""
+    groups: dict[int, list[Symbol]] = {}
+    for y in symbols:
+        if y.section is not None and y.info & 0xF == _STT_FUNC:
+            groups.setdefault(id(y.section), []).append(y)
+    return groups, {id(y): i for i, y in enumerate(symbols)}
 
 
 def _function(
@@ -202,6 +213,7 @@ def _function(
     regcount: dict[str, int],
     frame: dict[str, int],
     min_stack: dict[str, int],
+    index: tuple[dict[int, list[Symbol]], dict[int, int]],
 ) -> FunctionFacts:
     name = raw.symbol.name
     recs = raw.records
@@ -252,9 +264,9 @@ def _function(
     # the clones of visible (GLOBAL) callees before the rest (calls probe under memcheck:
     # $k_calls$fact, then the sanitizer's WEAK $__internal_N_$ helpers, then the LOCAL
     # $k_calls$with_local, which the global .nv.info lists in reverse).
-    position = {id(y): i for i, y in enumerate(symbols)}
+    by_section, position = index
     clones = sorted(
-        (y for y in symbols if y.section is raw.section and y is not raw.symbol and y.info & 0xF == _STT_FUNC),
+        (y for y in by_section.get(id(raw.section), ()) if y is not raw.symbol),
         key=lambda y: (y.info >> 4 != _STB_GLOBAL, position[id(y)]),
     )
     kw["clones"] = tuple(Clone(c.name, frame.get(c.name, 0)) for c in clones)

@@ -21,6 +21,7 @@ classes), so that a later semantic ``Module`` can embed them; :func:`to_json` /
 from __future__ import annotations
 
 import types
+import functools
 import typing
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
@@ -360,6 +361,12 @@ def to_json(facts: Any) -> Any:
     return facts
 
 
+@functools.lru_cache(maxsize=None)
+def _hints(tp: type) -> dict[str, Any]:
+    """The resolved field types of a fact class (resolving them is slow: cache per class)."""
+    return typing.get_type_hints(tp)
+
+
 def _structure(tp: Any, value: Any) -> Any:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
@@ -376,7 +383,7 @@ def _structure(tp: Any, value: Any) -> Any:
             return value
         if tp is CallGraph:
             return _callgraph(value)
-        hints = typing.get_type_hints(tp)
+        hints = _hints(tp)
         return tp(**{k: _structure(hints[k], v) for k, v in value.items()})
     return value
 

@@ -64,10 +64,12 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
+    by_name = {s.name: s for s in obj.sections}
     for name, records in build_module_info(mfacts, ffacts).items():
-        obj.section(name).data = encode_nvinfo(records, symbol_index=symbol_index)
+        by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
+    banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     for f, ff in zip(texts, ffacts):
-        bank = obj.find_section(f".nv.constant0.{f.name}")
+        bank = banks.get(f".nv.constant0.{f.name}")
         if bank is not None:
             lay = param_layout(module.target, ff)
             bank.data = bytes(lay.base + lay.size)

@@ -193,6 +193,11 @@ def decompose(obj: ElfObject) -> Module:
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
             module.debug.append(DebugSection(sec.name, sec.data, relocs))
     funcs = {s.name: s for s in obj.symbols if s.type == STT_FUNC and s.section is not None and not s.name.startswith("$")}
+    capsules = {s.name: s for s in obj.sections if s.name.startswith(".nv.capmerc.text.")}
+    in_section: dict[int, list] = {}  # type: ignore[type-arg]
+    for y in obj.symbols:
+        if y.type == STT_FUNC and y.section is not None:
+            in_section.setdefault(id(y.section), []).append(y)
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -207,7 +212,7 @@ def decompose(obj: ElfObject) -> Module:
             sass=text.data,
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
-        capsule = next((s for s in obj.sections if s.name == f".nv.capmerc.text.{sym.name}"), None)
+        capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
             fn.capsule = bytes(4) + capsule.data[4:]
@@ -215,7 +220,7 @@ def decompose(obj: ElfObject) -> Module:
                 (m.name, m.value, m.size) for m in obj.merc_symbols if m.type == STT_FUNC and m.section is capsule
             ]
         prefix = f"${sym.name}$"
-        fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in obj.symbols if s.type == STT_FUNC and s.section is text and s.name.startswith(prefix)]
+        fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in in_section.get(id(text), ()) if s.name.startswith(prefix)]
         module.functions.append(fn)
     whole_program = not module.options.get("compile_only") and not module.options.get("debug")
     if whole_program:
