@@ -5,9 +5,10 @@ their leftovers) and every order and index follow from the model alone. Payloads
 rules derive (.nv.info records, notes, banks, Mercury clones) are filled by the builder; this
 module owns the structure.
 
-Covered so far: whole-program builds (default, -O0, -lineinfo without debug payloads) of
-modules made of kernels and device functions, on every family. Other shapes raise
-NotImplementedError naming what is missing.
+Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
+relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
+Mercury tail included) but sm_110. Data objects, -g -c and address-taking in relocatable
+builds raise NotImplementedError naming what is missing.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class _Emitter:
         self.symtab: Section | None = None
         self.pending_relocs: list[tuple[Section, list]] = []  # type: ignore[type-arg]
         self.proto_section: Section | None = None
+        self.functions = {f.name: f for f in module.functions}
+        self.func_symbols: dict[str, Symbol] = {}  # function symbols made so far, by name
         self.protos: list = []  # type: ignore[type-arg]
 
     # -- helpers -------------------------------------------------------------------------------
@@ -138,9 +141,9 @@ class _Emitter:
         if self.debug:
             # -g keeps the relocations; a static function they name gets its symbol now
             for r in fn.relocations:
-                callee = next((f for f in self.m.functions if f.name == r.symbol), None)
-                if callee is not None and callee.linkage == "static" and not any(y.name == callee.name and y.type == 2 for y in self.obj.symbols):
-                    self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+                callee = self.functions.get(r.symbol) if r.symbol else None
+                if callee is not None and callee.linkage == "static" and callee.name not in self.func_symbols:
+                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
         elif not self.rel:
             if self.family is not Family.LEGACY:
                 self.reloc_names(target, ".rela").info = text  # type: ignore[union-attr]
@@ -236,7 +239,7 @@ class _Emitter:
             from ..funcorder import function_order
 
             names = function_order([_ptx_function(f) for f in m.functions], self.mode)
-            return [m.function(n) for n in names]
+            return [self.functions[n] for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
         if any(not f.is_kernel and f.name not in inlined for f in m.functions):
@@ -281,10 +284,10 @@ class _Emitter:
         late = []
         for i, fn in enumerate(order):
             if fn.linkage == "static":
-                if not any(y.name == fn.name and y.type == 2 for y in obj.symbols):
-                    obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
+                if fn.name not in self.func_symbols:
+                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
             elif fn.linkage == "weak" and not fn.is_kernel:
-                obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
+                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
             if fn.is_kernel:
@@ -301,7 +304,7 @@ class _Emitter:
             for callee, offset, size in fn.inlined:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
-                linkage = m.function(callee).linkage
+                linkage = self.functions[callee].linkage
                 if linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
@@ -342,21 +345,21 @@ class _Emitter:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
                 obj.add_symbol(sym)
             else:
-                sym = next(y for y in obj.symbols if y.name == fn.name and y.type == 2)
+                sym = self.func_symbols[fn.name]
                 sym.section = text
             text.info = sym
             for callee, offset, size in fn.inlined:
-                if m.function(callee).linkage == "visible":
+                if self.functions[callee].linkage == "visible":
                     obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             for r in fn.relocations:
-                target = next((f for f in m.functions if f.name == r.symbol), None)
+                # an undefined function gets its GLOBAL symbol after the first function naming it
+                target = self.functions.get(r.symbol) if r.symbol else None
                 if r.symbol and r.symbol not in externs_done and (target is None or target.linkage == "extern"):
-                    if any(y.name == r.symbol for y in obj.symbols):
-                        continue
                     externs_done.add(r.symbol)
-                    obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
+                    if r.symbol not in self.func_symbols:
+                        self.func_symbols[r.symbol] = obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
         if facts(self.sm).late_bank0:
             for fn, text in late:
                 if fn.is_kernel:
