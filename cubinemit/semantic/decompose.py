@@ -157,8 +157,6 @@ def decompose(obj: ElfObject) -> Module:
     if any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols):
         raise NotImplementedError("module-scope texture, surface and sampler references are not implemented yet")
     for s in obj.sections:
-        if obj.sm == 110:
-            raise NotImplementedError("sm_110's reserved shared memory is not modelled yet")
         if s.name.startswith(_NOT_YET) or (s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"):
             raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
         if s.name.startswith(".nv.constant0.") and any(r.info is s for r in obj.relocation_sections()):

@@ -7,7 +7,7 @@ module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
 relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
-Mercury tail included) but sm_110. Data objects, -g -c and address-taking in relocatable
+Mercury tail included). Data objects, -g -c and address-taking in relocatable
 builds raise NotImplementedError naming what is missing.
 """
 
@@ -112,9 +112,30 @@ class _Emitter:
         """sm_90+ EXEC: the reserved shared-memory symbols and section."""
         f = facts(self.sm)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=f.reserved_smem_offset)
-        reserved = self.section(".nv.shared.reserved.0", SHT_NOBITS, flags=SHF_ALLOC | SHF_WRITE, addralign=1, nobits_size=f.reserved_smem_size)
+        reserved = self.reserved_section(f.reserved_smem_size)
         alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
         self.obj.add_symbol(alias)
+        self.war_variable(reserved)
+
+    def war(self) -> bool:
+        """sm_110 keeps a hardware-workaround object in reserved shared memory."""
+        return self.sm in facts(self.sm).reserved_smem_war_sms
+
+    def reserved_section(self, size: int) -> Section:
+        """.nv.shared.reserved.0; on sm_110 aligned to 16 and with a section symbol."""
+        war = self.war()
+        sh_type = SHT_CUDA_SHARED_RESERVED if self.rel else SHT_NOBITS
+        return self.section(".nv.shared.reserved.0", sh_type, symbol=war, flags=SHF_ALLOC | SHF_WRITE, addralign=16 if war else 1, nobits_size=size)
+
+    def war_variable(self, reserved: Section) -> None:
+        """sm_110: __nv_reservedSMEM_gb10b_war_var, 0x80 bytes after the 0x40 reserved ones
+        (relocatable output: a REL-style variable at 0x10)."""
+        if not self.war():
+            return
+        if self.rel:
+            self.obj.new_symbol("__nv_reservedSMEM_gb10b_war_var", info=0x2D, other=0xA0, section=reserved, value=0x10, size=0x80)
+        else:
+            self.obj.new_symbol("__nv_reservedSMEM_gb10b_war_var", info=_WEAK_UND_OBJECT, section=reserved, value=0x40, size=0x80)
 
     def resolve_relocations(self) -> None:
         """Relocations by symbol name become references, once every symbol exists."""
@@ -217,8 +238,10 @@ class _Emitter:
         in relocatable output (sm_90+)."""
         if self.family is Family.LEGACY:
             return
-        if self.debug:  # -g: the offset symbol only, no reserved section
+        if self.debug:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+            if self.war():
+                self.war_variable(self.reserved_section(facts(self.sm).reserved_smem_size))
             return
         if not self.rel:
             self.reserved_smem()
@@ -226,6 +249,8 @@ class _Emitter:
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+        if self.war():  # relocatable sm_110: the object's 0x80 bytes only
+            self.war_variable(self.reserved_section(0x80))
 
     def function_order(self) -> list[Function]:
         m = self.m
