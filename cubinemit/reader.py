@@ -14,7 +14,6 @@ offset; memory stays bounded by the file size whatever sizes the file claims.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from .elf.constants import (
     EHDR_SIZE,

@@ -6,7 +6,6 @@ unless CUBINEMIT_NO_ORACLE=1 opts out explicitly (then they are reported as skip
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

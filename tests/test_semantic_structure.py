@@ -7,8 +7,6 @@ probe the decomposer declines (NotImplementedError) is counted, not passed."""
 
 from __future__ import annotations
 
-import pytest
-
 import probes_manifest
 from cubinemit.arch import ALL_TARGETS
 from cubinemit.elf.layout import layout

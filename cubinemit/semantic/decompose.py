@@ -30,7 +30,7 @@ from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import header_order, symbol_order
-from ..nvinfo import EIAttr, EICompatAttr, decode_compat, decode_nvinfo
+from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DebugSection, Function, Module, Relocation
 
@@ -83,7 +83,7 @@ def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]
 def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
     declaration order that makes ptxas's function order come out as in the cubin."""
-    from ..funcorder import Mode, PtxFunction, declaration_order_from
+    from ..funcorder import Mode, declaration_order_from
     from ..nvinfo import decode_callgraph, decode_prototype
 
     ordered = symbol_order(obj)

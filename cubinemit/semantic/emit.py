@@ -188,7 +188,7 @@ class _Emitter:
         """The debug payloads after the functions, .debug_frame first (always made; a section
         symbol only when it has bytes). Each payload's relocation names follow it, but
         .debug_frame's come after every other debug section."""
-        m, obj = self.m, self.obj
+        m = self.m
         payloads = {d.name: d for d in m.debug}
         if ".debug_frame" not in payloads:
             payloads[".debug_frame"] = DebugSection(".debug_frame", b"")
