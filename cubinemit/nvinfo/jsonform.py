@@ -71,11 +71,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def record_to_json(record: NvInfoRecord) -> dict[str, Any]:
-    """A JSON-ready dict of an ``.nv.info`` record."""
-    if isinstance(record, RawRecord):
+def _to_json(record: Any, raw_type: type, name_of: Any) -> dict[str, Any]:
+    """The JSON form shared by .nv.info and .nv.compat records (``name_of`` names a raw code)."""
+    if isinstance(record, raw_type):
         return {
-            "attr": attr_name(record.code),
+            "attr": name_of(record.code),
             "code": record.code,
             "format": format_name(record.fmt),
             "raw": True,
@@ -88,25 +88,16 @@ def record_to_json(record: NvInfoRecord) -> dict[str, Any]:
     }
     out.update(_plain(record))
     return out
+
+
+def record_to_json(record: NvInfoRecord) -> dict[str, Any]:
+    """A JSON-ready dict of an ``.nv.info`` record."""
+    return _to_json(record, RawRecord, attr_name)
 
 
 def compat_record_to_json(record: CompatRecord) -> dict[str, Any]:
     """A JSON-ready dict of a ``.nv.compat`` record."""
-    if isinstance(record, RawCompatRecord):
-        return {
-            "attr": compat_attr_name(record.code),
-            "code": record.code,
-            "format": format_name(record.fmt),
-            "raw": True,
-            "payload": record.payload.hex(),
-        }
-    out: dict[str, Any] = {
-        "attr": record.attr.cuobjdump_name,
-        "code": int(record.attr),
-        "format": record.fmt.cuobjdump_name,
-    }
-    out.update(_plain(record))
-    return out
+    return _to_json(record, RawCompatRecord, compat_attr_name)
 
 
 def _fmt_of(d: dict[str, Any]) -> EIFormat:
