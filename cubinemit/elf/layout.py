@@ -43,6 +43,7 @@ from .order import (
     CLASS_TEXT,
     header_order,
     late_banks,
+    relocated_banks,
     section_class,
     symbol_order,
 )
@@ -102,7 +103,7 @@ def strtab_slack(obj: ElfObject) -> int:
     if not facts(obj.sm).strtab_slack:
         return 0
     slack = 0
-    targeted = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section) and not s.mercury}
+    texture_banks = relocated_banks(obj)
     for s in obj.sections:
         if s.mercury:
             continue
@@ -110,7 +111,7 @@ def strtab_slack(obj: ElfObject) -> int:
             slack += 3
         elif s.name == ".nv.constant4":
             slack += 23
-        elif s.name.startswith(".nv.constant0.") and id(s) in targeted:
+        elif id(s) in texture_banks:
             slack += 70 + len(s.name.encode()) - len(".nv.constant0.")
         elif s.name.startswith(".nv.constant2."):
             slack += 36 + len(s.name.encode()) - len(".nv.constant2.")

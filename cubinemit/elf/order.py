@@ -45,12 +45,15 @@ def late_banks(obj: ElfObject) -> set[int]:
     """ids of the sm_90+ parameter banks placed after the NOBITS sections."""
     if not facts(obj.sm).late_bank0:
         return set()
-    targeted = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section)}
-    return {
-        id(s)
-        for s in obj.sections
-        if s.name.startswith(".nv.constant0.") and not s.mercury and id(s) not in targeted
-    }
+    relocated = relocated_banks(obj)
+    return {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and not s.mercury and id(s) not in relocated}
+
+
+def relocated_banks(obj: ElfObject) -> set[int]:
+    """ids of the .nv.constant0.<f> that carry relocations: texture-index banks (ptxas creates
+    them as .nv.constant.entry_image_header_indices.<f> and treats them apart)."""
+    targets = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section) and not s.mercury}
+    return {id(s) for s in obj.sections if id(s) in targets and s.name.startswith(".nv.constant0.")}
 
 
 def section_class(section: Section, late: set[int]) -> int:

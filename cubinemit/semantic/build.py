@@ -75,26 +75,20 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
             bank.data = bytes(lay.base + lay.size)
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
-        emitter_mode = _mode(module)
+        emitter_mode = module.ordering_mode()
         cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts])
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:
         from ..funcorder import prototypes
 
-        entries = prototypes([_ptx_function(f) for f in module.functions], _mode(module), [f.name for f in texts], module.sm)
+        entries = prototypes([_ptx_function(f) for f in module.functions], module.ordering_mode(), [f.name for f in texts], module.sm)
         strtab, offsets = obj.strtab.layout()
         by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
         proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
     action = obj.find_section(".nv.rel.action")
     if action is not None:
         action.data = REL_ACTION
-
-
-def _mode(module: Module):  # type: ignore[no-untyped-def]
-    from ..funcorder import Mode
-
-    return Mode(relocatable=bool(module.options.get("compile_only")), debug=bool(module.options.get("debug")), opt_level=int(module.options.get("opt_level") or 3))  # type: ignore[call-overload]
 
 
 def build_object(module: Module) -> ElfObject:

@@ -29,7 +29,7 @@ from ..elf.constants import (
 from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from ..elf.order import header_order, symbol_order
+from ..elf.order import header_order, relocated_banks, symbol_order
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DebugSection, Function, Module, Relocation
@@ -83,7 +83,7 @@ def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]
 def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
     declaration order that makes ptxas's function order come out as in the cubin."""
-    from ..funcorder import Mode, declaration_order_from
+    from ..funcorder import declaration_order_from
     from ..nvinfo import decode_callgraph, decode_prototype
 
     ordered = symbol_order(obj)
@@ -119,7 +119,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     for proto in protos:
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
-    mode = Mode(relocatable=bool(module.options.get("compile_only")), debug=bool(module.options.get("debug")), opt_level=int(module.options.get("opt_level") or 3))  # type: ignore[call-overload]
+    mode = module.ordering_mode()
     ptx = [_ptx_function(f) for f in module.functions]
     order = [f.name for f in module.functions if f.linkage != "extern" and (f.is_kernel or not whole_program)]
     if whole_program:
@@ -156,10 +156,11 @@ def decompose(obj: ElfObject) -> Module:
     model yet; ModelError says the file is not a ptxas cubin."""
     if any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols):
         raise NotImplementedError("module-scope texture, surface and sampler references are not implemented yet")
+    texture_banks = relocated_banks(obj)
     for s in obj.sections:
         if s.name.startswith(_NOT_YET) or (s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"):
             raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
-        if s.name.startswith(".nv.constant0.") and any(r.info is s for r in obj.relocation_sections()):
+        if id(s) in texture_banks:
             raise NotImplementedError(f"texture-index bank {s.name} is not implemented yet")
     tk = _note_desc(obj, ".note.nv.tkinfo", NT_CUDA_TKINFO)
     cu = _note_desc(obj, ".note.nv.cuinfo", NT_CUDA_CUINFO)

@@ -52,7 +52,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .model import DebugSection, Function, Module
+from .model import DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..funcorder import PtxFunction
@@ -95,18 +95,19 @@ class _Emitter:
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
         self.obj.delete_section(self.section(name, sh_type))
 
-    def reloc_names(self, target: str, keep: str | None) -> Section | None:
-        """ptxas asks for .rel.<X> then .rela.<X>; the one in ``keep`` survives."""
-        kept = None
-        for prefix, sh_type, size in ((".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)):
-            s = self.section(f"{prefix}{target}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
-            if prefix == keep:
-                kept = s
-                s.link = self.symtab  # type: ignore[assignment]
-                s.relocs = []
+    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]]) -> None:
+        """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
+        a section given entries (possibly none) is kept with them, one given None is dropped
+        again (its name stays behind in the string tables)."""
+        for prefix, entries in asks:
+            sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
+            sec = self.section(f"{prefix}{target.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+            if entries is None:
+                self.obj.delete_section(sec)
             else:
-                self.obj.delete_section(s)
-        return kept
+                sec.link, sec.info = self.symtab, target  # type: ignore[assignment]
+                sec.relocs = []
+                self.pending_relocs.append((sec, entries))
 
     def reserved_smem(self) -> None:
         """sm_90+ EXEC: the reserved shared-memory symbols and section."""
@@ -158,7 +159,6 @@ class _Emitter:
         output resolves them and keeps an empty .rela from sm_90 on (.rel is asked first)."""
         if not fn.relocations and not fn.inlined:
             return
-        target = f".text.{fn.name}"
         if self.debug:
             # -g keeps the relocations; a static function they name gets its symbol now
             for r in fn.relocations:
@@ -167,22 +167,15 @@ class _Emitter:
                     self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
         elif not self.rel:
             if self.family is not Family.LEGACY:
-                self.reloc_names(target, ".rela").info = text  # type: ignore[union-attr]
+                self.ask_relocations(text, [(".rel", None), (".rela", [])])
             return
-        has_rela = any(r.addend is not None for r in fn.relocations)
-        has_rel = any(r.addend is None for r in fn.relocations)
-        wanted = [(".rela", SHT_RELA, 24, has_rela), (".rel", SHT_REL, 16, has_rel)]
+        rel, rela = _split(fn.relocations)
+        asks: list[tuple[str, list[Relocation] | None]] = [(".rela", rela or None), (".rel", rel or None)]
         if all(r.symbol == fn.name for r in fn.relocations):
             # relocations against the function itself only (return addresses of a recursive
             # function): ptxas does not ask for the .rel twin (measured on every -c/-g probe)
-            wanted = wanted[:1]
-        for prefix, sh_type, size, keep in wanted:
-            sec = self.section(f"{prefix}{target}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
-            if keep:
-                sec.link, sec.info = self.symtab, text  # type: ignore[assignment]
-                self.pending_relocs.append((sec, [r for r in fn.relocations if (r.addend is None) == (prefix == ".rel")]))
-            else:
-                self.obj.delete_section(sec)
+            asks = asks[:1]
+        self.ask_relocations(text, asks)
 
     def debug_sections(self) -> None:
         """The debug payloads after the functions, .debug_frame first (always made; a section
@@ -204,25 +197,18 @@ class _Emitter:
         if frame.relocations:
             self.debug_relocations(frame_section, frame.relocations, frame=True)  # type: ignore[arg-type]
 
-    def debug_relocations(self, sec: Section, relocs: list, frame: bool = False) -> None:  # type: ignore[type-arg]
+    def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
         Below sm_90 line tables only ask .rel; .debug_frame asks .rel then .rela, which an
         executable drops empty and relocatable output fills with the RELA entries."""
-        legacy = self.family is Family.LEGACY
-        if not legacy:
-            kept = self.reloc_names(sec.name, ".rela")
-            kept.info = sec  # type: ignore[union-attr]
-            self.pending_relocs.append((kept, relocs))  # type: ignore[arg-type]
+        if self.family is not Family.LEGACY:
+            self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
             return
-        wanted = [(".rel", SHT_REL, 16), (".rela", SHT_RELA, 24)] if frame else [(".rel", SHT_REL, 16)]
-        for prefix, sh_type, size in wanted:
-            part = [r for r in relocs if (r.addend is None) == (prefix == ".rel")] if self.rel else (relocs if prefix == ".rel" else [])
-            s = self.section(f"{prefix}{sec.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
-            if part:
-                s.link, s.info = self.symtab, sec  # type: ignore[assignment]
-                self.pending_relocs.append((s, part))
-            else:
-                self.obj.delete_section(s)
+        rel, rela = _split(relocs) if self.rel else (relocs, [])
+        asks: list[tuple[str, list[Relocation] | None]] = [(".rel", rel or None)]
+        if frame:
+            asks.append((".rela", rela or None))
+        self.ask_relocations(sec, asks)
 
     def prototypes(self, order: list[Function]) -> list:  # type: ignore[type-arg]
         """.nv.prototype entries (relocatable output only)."""
@@ -279,9 +265,7 @@ class _Emitter:
             raise NotImplementedError("the emitter does not cover -g -c builds yet")
         if m.data:
             raise NotImplementedError("the emitter does not place data objects yet")
-        from ..funcorder import Mode
-
-        self.mode = Mode(relocatable=self.rel, debug=self.debug, opt_level=int(m.options.get("opt_level") or 3))  # type: ignore[call-overload]
+        self.mode = m.ordering_mode()
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
@@ -451,6 +435,11 @@ class _Emitter:
             elif y.name in (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alias"):
                 m.value = 0
             obj.merc_symbols.append(m)
+
+
+def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]]:
+    """(REL entries, RELA entries): a relocation without an addend is REL."""
+    return [r for r in relocs if r.addend is None], [r for r in relocs if r.addend is not None]
 
 
 def _info_facts(fn: Function) -> dict[str, object]:

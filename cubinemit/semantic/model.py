@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import attrs
 
+from typing import TYPE_CHECKING
+
 from ..arch import parse_target
 from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from ..funcorder import Mode
 
 SPEC_VERSION = 1
 
@@ -204,6 +209,13 @@ class Module:
     @property
     def sm(self) -> int:
         return parse_target(self.target)[0]
+
+    def ordering_mode(self) -> Mode:
+        """The build mode as the function-order rules see it (-c, -g, -O level)."""
+        from ..funcorder import Mode
+
+        opt = self.options.get("opt_level")
+        return Mode(relocatable=bool(self.options.get("compile_only")), debug=bool(self.options.get("debug")), opt_level=int(opt) if opt is not None else 3)  # type: ignore[call-overload]
 
     # --- the fixed API -------------------------------------------------------------------------
     @classmethod
