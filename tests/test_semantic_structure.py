@@ -12,7 +12,7 @@ from cubinemit.arch import ALL_TARGETS
 from cubinemit.elf.layout import layout
 from cubinemit.reader import read_cubin
 from cubinemit.semantic.decompose import decompose
-from cubinemit.semantic.emit import emit
+from cubinemit.semantic.build import build_object
 
 TARGETS = tuple(t for t in ALL_TARGETS if not t.startswith("sm_110"))  # sm_110: declined for now
 MODES = ("def", "O0", "c", "lineinfo", "g")
@@ -43,7 +43,7 @@ def test_structure_matches_ptxas(corpus):
     for case in CASES:
         original = read_cubin(corpus[case].read_bytes())
         try:
-            rebuilt = emit(decompose(original))
+            rebuilt = build_object(decompose(original))
         except NotImplementedError:
             declined += 1
             continue

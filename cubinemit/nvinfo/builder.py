@@ -233,22 +233,18 @@ class ParamLayout:
 
 
 def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
-    """Pack the parameters in declaration order, each at its own alignment."""
+    """Pack the parameters in declaration order, each at its own alignment (bank-0 addresses
+    or offsets from the base, per family: cubinemit.alloc.params)."""
+    from ..alloc.params import Param as AllocParam, layout_params
+
     t = parse_target(target)
-    offsets = []
     end = 0
     for p in facts.params:
-        start = _align_up(end, p.align)
-        offsets.append(start)
-        end = start + p.size
-    v2 = end > KPARAM_V1_LIMIT
-    base = arch_facts(t.sm).param_base
-    large = _nv_arch(t).large_param_base
-    if v2 and large is not None:
-        base = large
+        end = _align_up(end, p.align) + p.size
     if end > 0xFFFF:
         raise ModelError(f"function {facts.name!r}: {end} bytes of parameters do not fit CBANK_PARAM_SIZE")
-    return ParamLayout(tuple(offsets), end, base, v2)
+    lay = layout_params([AllocParam(f"#{i}", p.size, p.align) for i, p in enumerate(facts.params)], t.sm)
+    return ParamLayout(tuple(lay.offsets.values()), lay.param_bytes, lay.base, lay.large)
 
 
 def maxreg_count(target: str | Target, module: ModuleFacts, facts: FunctionFacts) -> int:

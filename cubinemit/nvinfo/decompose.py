@@ -81,8 +81,9 @@ def _options(obj: ElfObject) -> PtxasOptions:
     return PtxasOptions()
 
 
-def _infer_alignments(sizes: list[int], offsets: list[int]) -> list[int]:
-    """Parameter alignments that reproduce ``offsets`` when packing in order.
+def _infer_alignments(sizes: list[int], offsets: list[int], origin: int = 0) -> list[int]:
+    """Parameter alignments that reproduce ``offsets`` when packing in order (aligning bank-0
+    addresses ``origin + offset`` on the families that do).
 
     The largest power of two up to the parameter's natural size class (its size rounded down to
     a power of two, at most 16) that lands on the offset, else any larger one that does.
@@ -93,7 +94,7 @@ def _infer_alignments(sizes: list[int], offsets: list[int]) -> list[int]:
         natural = 1
         while natural * 2 <= min(size, 16):
             natural *= 2
-        candidates = [a for a in (1 << k for k in range(16)) if (end + a - 1) & ~(a - 1) == off]
+        candidates = [a for a in (1 << k for k in range(16)) if ((origin + end + a - 1) & ~(a - 1)) - origin == off]
         if not candidates:
             raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
         small = [a for a in candidates if a <= natural]
@@ -248,7 +249,13 @@ def _function(
     if kparams:
         ordered = sorted(kparams, key=lambda r: r.ordinal)
         sizes = [r.size for r in ordered]
-        aligns = _infer_alignments(sizes, [r.offset for r in ordered])
+        from ..arch import facts as arch_facts
+
+        af = arch_facts(t.sm)
+        large = any(isinstance(r, KParamInfoV2) for r in kparams)
+        absolute = af.param_align_absolute_large if large else af.param_align_absolute
+        origin = (af.param_base_large if large else af.param_base) if absolute else 0
+        aligns = _infer_alignments(sizes, [r.offset for r in ordered], origin)
         kw["params"] = tuple(
             Param(r.size, a, r.log_alignment, r.space) for r, a in zip(ordered, aligns)
         )

@@ -56,7 +56,7 @@ def _relocations(section: Section | None) -> list[Relocation]:
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
 #: payloads beyond the line tables and register maps, compiler constants)
-_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
+_NOT_YET = (".nv.constant2.", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
 
 _CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
 
@@ -211,6 +211,12 @@ def decompose(obj: ElfObject) -> Module:
             sass=text.data,
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
+        if module.options.get("debug") and not any(r.addend is None or r.symbol != sym.name for r in fn.relocations):
+            # -g: ptxas resolved the function's references to .const data itself; the .rel
+            # section it made for them is gone, its name is what shows they existed
+            asked = {slot.text for slot in obj.shstrtab.slots}
+            if f".rel.text.{sym.name}" in asked and f".rel.text.{sym.name}" not in by_name:
+                fn.facts["resolved_relocations"] = True
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -235,6 +241,9 @@ def decompose(obj: ElfObject) -> Module:
                     linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     _call_facts(obj, module, whole_program)
+    from .data import decompose_data
+
+    decompose_data(obj, module)
     _nvinfo_facts(obj, module)
     if any(s.mercury for s in obj.sections):
         from .. import mercury

@@ -48,11 +48,12 @@ from ..elf.constants import (
     SHT_SYMTAB_SHNDX,
     STO_CUDA_ENTRY,
 )
-from ..elf.model import ElfObject, Role, Section, Symbol
+from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .model import DebugSection, Function, Module, Relocation
+from .data import MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of
+from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..funcorder import PtxFunction
@@ -78,11 +79,16 @@ class _Emitter:
         self.functions = {f.name: f for f in module.functions}
         self.func_symbols: dict[str, Symbol] = {}  # function symbols made so far, by name
         self.protos: list = []  # type: ignore[type-arg]
+        self.created: dict[int, str] = {}  # creation name of each section (renamed ones differ)
+        self.data_sections: dict[str, Section] = {}  # module data sections by final name
+        self.data_symbols: dict[str, Symbol] = {}
+        self.plan: DataPlan | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
         """Create a section; one that gets a section symbol enters .strtab with the symbol."""
         s = self.obj.create_section(name, sh_type, in_strtab=not symbol, **kw)  # type: ignore[arg-type]
+        self.created[id(s)] = name
         if symbol:
             self.section_symbol(s)
         return s
@@ -116,6 +122,7 @@ class _Emitter:
         reserved = self.reserved_section(f.reserved_smem_size)
         alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
         self.obj.add_symbol(alias)
+        self.extern_slots()  # before sm_110's workaround object (measured on printf, sm_110)
         self.war_variable(reserved)
 
     def war(self) -> bool:
@@ -153,11 +160,20 @@ class _Emitter:
             section.relocs = out
 
     # -- the sequence --------------------------------------------------------------------------
+    def extern_calls(self, fn: Function) -> list[str]:
+        """The extern functions ``fn`` calls."""
+        called = set(fn.calls)
+        # in declaration order (measured: free before malloc when declared so, whatever the call order)
+        return [f.name for f in self.m.functions if f.linkage == "extern" and f.name in called]
+
     def text_relocations(self, fn: Function, text: Section) -> None:
-        """Relocation sections of .text.<f>. Relocatable output keeps the relocations: ptxas asks
-        for .rela then .rel, keeping each that has entries (below sm_90 both can). Whole-program
-        output resolves them and keeps an empty .rela from sm_90 on (.rel is asked first)."""
-        if not fn.relocations and not fn.inlined:
+        """Relocation sections of .text.<f>. Relocatable and -g output keep the relocations;
+        whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
+        were inlined."""
+        # relocations ptxas emits and resolves itself: whole-program calls to extern functions
+        # (through .nv.constant4) and -g references to .const data
+        resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
+        if not fn.relocations and not fn.inlined and not resolved:
             return
         if self.debug:
             # -g keeps the relocations; a static function they name gets its symbol now
@@ -165,16 +181,27 @@ class _Emitter:
                 callee = self.functions.get(r.symbol) if r.symbol else None
                 if callee is not None and callee.linkage == "static" and callee.name not in self.func_symbols:
                     self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
-        elif not self.rel:
+        elif not self.rel and fn.inlined:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
             return
-        rel, rela = _split(fn.relocations)
-        asks: list[tuple[str, list[Relocation] | None]] = [(".rela", rela or None), (".rel", rel or None)]
-        if all(r.symbol == fn.name for r in fn.relocations):
-            # relocations against the function itself only (return addresses of a recursive
-            # function): ptxas does not ask for the .rel twin (measured on every -c/-g probe)
-            asks = asks[:1]
+        # ptxas makes a relocation section when it emits the first relocation of its kind,
+        # walking the code in offset order. A relocation against the function itself (a return
+        # address) is of the RELA kind, any other of the REL kind (REL entries below sm_90; from
+        # sm_90 on every entry is RELA and the .rel name is dropped again). Resolved ones still
+        # make their section, which is then dropped. Measured on the call, recursion, printf,
+        # constant and data-address probes in -c, -g and whole-program builds.
+        legacy = self.family is Family.LEGACY
+        kinds: list[str] = [".rel"] if resolved else []
+        for r in sorted(fn.relocations, key=lambda r: r.offset):
+            kind = (".rel" if r.addend is None else ".rela") if legacy else (".rela" if r.symbol == fn.name else ".rel")
+            if kind not in kinds:
+                kinds.append(kind)
+        rel, rela = _split(fn.relocations) if legacy else ([], fn.relocations)
+        entries: dict[str, list[Relocation] | None] = {".rel": rel or None, ".rela": rela or None}
+        if not legacy and ".rela" not in kinds:
+            kinds.append(".rela")  # the entries themselves
+        asks = [(k, entries[k]) for k in kinds]
         self.ask_relocations(text, asks)
 
     def debug_sections(self) -> None:
@@ -193,6 +220,7 @@ class _Emitter:
                 frame_section = sec
             elif d.relocations:
                 self.debug_relocations(sec, d.relocations)
+        self.data_relocations()
         frame = payloads[".debug_frame"]
         if frame.relocations:
             self.debug_relocations(frame_section, frame.relocations, frame=True)  # type: ignore[arg-type]
@@ -221,7 +249,133 @@ class _Emitter:
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
-        in relocatable output (sm_90+)."""
+        in relocatable output (sm_90+); then the module data."""
+        self.reserved_symbols()
+        self.data_block()
+
+    def data_block(self) -> None:
+        """Module variables, visible ones first, each group in declaration order: a variable's
+        section is made (with its section symbol) when the first variable needs it, a
+        non-visible variable gets its LOCAL symbol now. Whole program: .nv.constant4 comes
+        first when the first function calls an extern function, else right after the first
+        .global variable."""
+        p = self.plan
+        if p is None:
+            return
+        self.extern_slots()
+        rel = self.rel
+        for v in p.walk():
+            name = section_of(v)
+            self.data_section(name)
+            if v.linkage != "visible":
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if rel else 0x01, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
+            if v.space == "global" and p.constant4:
+                self.data_section(CONSTANT4)
+
+    def extern_slots(self) -> None:
+        """Whole program: when the first function calls an extern function, its address takes
+        the first .nv.constant4 slot and the bank is made before any variable."""
+        p = self.plan
+        if p is not None and p.constant4 and p.constant4[0] not in {v.name for v in p.variables}:
+            self.data_section(CONSTANT4)
+
+    def data_section(self, name: str) -> Section:
+        """The module data section ``name``, made now if it does not exist yet (under the name
+        ptxas creates it with on this family)."""
+        sec = self.data_sections.get(name)
+        if sec is not None:
+            return sec
+        d = DATA_SECTIONS[name]
+        p = self.plan
+        assert p is not None
+        sh_type = d.rel_type if self.rel else d.exec_type
+        if name == CONSTANT4:
+            size, align = 8 * len(p.constant4), 8
+            payload: dict[str, object] = {"data": bytes(size)}
+        else:
+            lay = p.layouts[name]
+            size, align = lay.size, lay.align
+            payload = {"nobits_size": size} if name == GLOBAL else {"data": self.data_bytes(name)}
+        sec = self.section(d.creation_name(self.sm), sh_type, symbol=True, flags=d.flags, addralign=align, **payload)
+        self.data_sections[name] = sec
+        return sec
+
+    def data_bytes(self, name: str) -> bytes:
+        p = self.plan
+        assert p is not None
+        lay = p.layouts[name]
+        out = bytearray(lay.size)
+        for v in p.variables:
+            if v.name in lay.offsets and v.init is not None:
+                off = lay.offsets[v.name]
+                out[off : off + v.size] = v.init
+        return bytes(out)
+
+    def data_relocations(self) -> None:
+        """Relocation sections of module data, after the debug payloads' (bank 4, bank 3, then
+        .nv.global.init). Below sm_90 only .rel is asked; from sm_90 on .rel then .rela."""
+        p = self.plan
+        if p is None:
+            return
+        for name in DATA_RELOCATION_ORDER:
+            sec = self.data_sections.get(name)
+            if sec is None:
+                continue
+            if name == CONSTANT4:
+                addend = None if self.family is Family.LEGACY else 0
+                # one R_CUDA_64 per slot, listed from the last slot back
+                relocs = [Relocation(8 * i, R_CUDA_64, slot, addend) for i, slot in reversed(list(enumerate(p.constant4)))]
+            else:
+                lay = p.layouts[name]
+                relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
+            if not relocs:
+                continue
+            if self.family is Family.LEGACY:
+                rel, rela = _split(relocs)
+                if rela:
+                    raise NotImplementedError(f"{name}: relocations with addends below sm_90 are not modelled yet")
+                self.ask_relocations(sec, [(".rel", rel)])
+            else:
+                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
+
+    def visible_data_symbols(self) -> None:
+        """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
+        p = self.plan
+        if p is None:
+            return
+        info = 0x1D if self.rel else 0x11
+        for v in p.variables:
+            if v.linkage == "visible":
+                name = section_of(v)
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
+
+    def space_mark(self, v: DataObject) -> int:
+        """Relocatable output types variables STT_CUDA_OBJECT and marks their space in st_other
+        (0x20 .global, 0x80 .const); executables leave st_other 0."""
+        if not self.rel:
+            return 0
+        return {"global": 0x20, "const": 0x80, "shared": 0x40}[v.space]
+
+    def rename_data_sections(self) -> None:
+        """Banks 3 and 4 get their final names after the GLOBAL symbols (in creation order): in
+        place below sm_100, appended to .strtab from sm_100 on (their section symbols follow);
+        their relocation sections are renamed in .shstrtab only."""
+        for sec in list(self.data_sections.values()):
+            created = self.created[id(sec)]
+            final = final_name(created)
+            if final == created:
+                continue
+            mode = "append" if self.family is Family.BLACKWELL else "in_place"
+            for y in self.obj.symbols:
+                if y.section is sec and y.type == 3:
+                    old = y
+            self.obj.rename_section(sec, final, strtab=mode)
+            old.name_slot = sec.strtab_slot
+            for r in self.obj.sections:
+                if r.sh_type in (SHT_REL, SHT_RELA) and r.info is sec:
+                    self.obj.rename_section(r, final_name(self.created[id(r)]), strtab="keep")
+
+    def reserved_symbols(self) -> None:
         if self.family is Family.LEGACY:
             return
         if self.debug:  # -g: the offset symbol only; sm_110 adds the section and its object
@@ -253,7 +407,7 @@ class _Emitter:
             return [self.functions[n] for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
-        if any(not f.is_kernel and f.name not in inlined for f in m.functions):
+        if any(not f.is_kernel and f.linkage != "extern" and f.name not in inlined for f in m.functions):
             raise NotImplementedError("device functions that are not inlined into a kernel")
         return list(reversed(kernels))  # whole program: kernels in reverse PTX order
 
@@ -263,12 +417,11 @@ class _Emitter:
         self.debug = bool(m.options.get("debug"))
         if self.rel and self.debug:
             raise NotImplementedError("the emitter does not cover -g -c builds yet")
-        if m.data:
-            raise NotImplementedError("the emitter does not place data objects yet")
         self.mode = m.ordering_mode()
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
+        self.plan = plan_data(m, [f.name for f in order])
         protos = self.prototypes(order)
         # the signature strings come first in .strtab, in reverse declaration order
         declared = {f.name: i for i, f in enumerate(m.functions)}
@@ -349,7 +502,7 @@ class _Emitter:
 
         # GLOBAL symbols get their names now, in symtab order
         externs_done: set[str] = set()
-        for fn, text in late:
+        for n, (fn, text) in enumerate(late):
             if fn.linkage == "visible":
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
                 obj.add_symbol(sym)
@@ -360,15 +513,22 @@ class _Emitter:
             for callee, offset, size in fn.inlined:
                 if self.functions[callee].linkage == "visible":
                     obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
+            if n == 0:  # the visible variables are named after the first function
+                self.visible_data_symbols()
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
-            for r in fn.relocations:
-                # an undefined function gets its GLOBAL symbol after the first function naming it
-                target = self.functions.get(r.symbol) if r.symbol else None
-                if r.symbol and r.symbol not in externs_done and (target is None or target.linkage == "extern"):
-                    externs_done.add(r.symbol)
-                    if r.symbol not in self.func_symbols:
-                        self.func_symbols[r.symbol] = obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
+            # an undefined function gets its GLOBAL symbol after the first function naming it (a
+            # relocation, or in whole-program output a call resolved through .nv.constant4)
+            named = [r.symbol for r in fn.relocations if r.symbol] + self.extern_calls(fn)
+            for ref in named:
+                target = self.functions.get(ref)
+                if ref not in externs_done and (target is None or target.linkage == "extern") and ref not in self.data_symbols:
+                    externs_done.add(ref)
+                    if ref not in self.func_symbols:
+                        self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
+        if not late:
+            self.visible_data_symbols()
+        self.rename_data_sections()
         if facts(self.sm).late_bank0:
             for fn, text in late:
                 if fn.is_kernel:
@@ -409,10 +569,18 @@ class _Emitter:
                 merc_symtab_ref.append(c)
         for s in header_order(obj):
             if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
-                c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
+                c = clone(s, f".nv.merc{self.created.get(id(s), s.name)}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
+        # module data: the constant banks (creation order), then .nv.global.init, each under its
+        # creation name (measured on sm_100a/sm_110/sm_120 probes)
+        banks = [x for x in existing if x.name in (CONSTANT3, CONSTANT4)]
+        for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
+            clone(s, f".nv.merc{self.created[id(s)]}", MERCURY_DATA_TYPES[s.name], flags=s.flags, addralign=s.addralign, data=s.data)
+        for c in obj.sections:  # relocation clones point at the data clones made after them
+            if c.mercury and c.sh_type == SHT_CUDA_MERC_RELA and isinstance(c.info, Section) and id(c.info) in clones:
+                c.info = clones[id(c.info)]
         for s in existing:
             if s.name == ".nv.shared.reserved.0":
                 clone(s, ".nv.merc.nv.shared.reserved.0", SHT_CUDA_SHARED_RESERVED, flags=s.flags, addralign=s.addralign)

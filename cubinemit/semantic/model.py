@@ -173,6 +173,9 @@ class DataObject:
     linkage: str = attrs.field(default="visible", validator=_check_linkage)
     #: functions that use it (shared-memory allocation needs the users)
     users: list[str] = attrs.field(factory=list)
+    #: relocations inside the initialiser (offset from the variable's first byte), e.g. the
+    #: address of another variable in ``generic(v)``
+    relocations: list[Relocation] = attrs.field(factory=list)
 
 
 @attrs.define

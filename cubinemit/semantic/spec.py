@@ -19,6 +19,7 @@ _LISTS: dict[type, dict[str, type]] = {
     Module: {"functions": Function, "data": DataObject, "debug": DebugSection},
     Function: {"relocations": Relocation, "constant_relocations": Relocation},
     DebugSection: {"relocations": Relocation},
+    DataObject: {"relocations": Relocation},
 }
 
 

@@ -1,0 +1,227 @@
+"""Module data at the semantic level: ``.global`` and ``.const`` variables.
+
+The leaf data of a variable is what a compiler declares: name, space, size, alignment,
+initialiser, linkage and the relocations inside its initialiser (by symbol name, offset from the
+variable's start). Offsets, section sizes and alignments, ``.nv.constant4`` and every symbol are
+derived here with the allocators of :mod:`cubinemit.alloc`.
+
+Creation order, measured on ptxas 13.0.88 (tests/semantic_data_probes): right after the first
+function's symbols, ptxas walks the variables visible first, then the others, each group in
+declaration order. A variable whose section does not exist yet creates it (with its section
+symbol); a non-visible variable gets its LOCAL symbol then, a visible one its GLOBAL symbol after
+the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
+right after the first ``.global`` variable, or before every variable when the first function
+calls an extern function (its address takes the first slot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from ..alloc import ConstVar, GlobalVar, Mode, SectionLayout, constant4_order, layout_constant3, layout_globals
+from ..arch import Family, family_of
+from ..elf.constants import (
+    SHF_ALLOC,
+    SHF_WRITE,
+    SHT_CUDA_CONSTANT,
+    SHT_CUDA_GLOBAL,
+    SHT_CUDA_GLOBAL_INIT,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+)
+from ..elf.constants import STB_GLOBAL, STB_LOCAL, STT_SECTION
+from ..elf.model import ElfObject
+from ..elf.order import symbol_order
+from ..errors import ModelError
+from .model import DataObject, Module, Relocation
+
+GLOBAL_INIT = ".nv.global.init"
+GLOBAL = ".nv.global"
+CONSTANT3 = ".nv.constant3"
+CONSTANT4 = ".nv.constant4"
+
+#: R_CUDA_64: the relocation of each .nv.constant4 slot
+R_CUDA_64 = 2
+
+
+@attrs.frozen
+class DataSection:
+    """How ptxas makes one data section: its final name, the name it is created under per
+    family (renamed later), and its type and flags per mode."""
+
+    name: str
+    exec_type: int
+    rel_type: int
+    flags: int
+    #: creation name from sm_90 on (None: created under its final name)
+    created_as_hopper: str | None = None
+    #: creation name from sm_100 on
+    created_as_blackwell: str | None = None
+
+    def creation_name(self, sm: int) -> str:
+        family = family_of(sm)
+        if family is Family.BLACKWELL and self.created_as_blackwell:
+            return self.created_as_blackwell
+        if family is not Family.LEGACY and self.created_as_hopper:
+            return self.created_as_hopper
+        return self.name
+
+
+#: The module data sections. Bank 4 is created as .nv.constant.pic from sm_90 on and bank 3 as
+#: .nv.constant.user (measured: the old names stay in .strtab / as Mercury clone names).
+SECTIONS = {
+    GLOBAL_INIT: DataSection(GLOBAL_INIT, SHT_PROGBITS, SHT_CUDA_GLOBAL_INIT, SHF_ALLOC | SHF_WRITE),
+    GLOBAL: DataSection(GLOBAL, SHT_NOBITS, SHT_CUDA_GLOBAL, SHF_ALLOC | SHF_WRITE),
+    CONSTANT3: DataSection(CONSTANT3, SHT_PROGBITS, SHT_CUDA_CONSTANT + 3, SHF_ALLOC, ".nv.constant.user", ".nv.constant.user"),
+    CONSTANT4: DataSection(CONSTANT4, SHT_PROGBITS, SHT_CUDA_CONSTANT + 4, SHF_ALLOC, ".nv.constant.pic", ".nv.constant.pic"),
+}
+
+#: sh_type of the Mercury clones of module data, in every mode: banks are typed 0x70000079 + N
+#: (bank 3 -> 0x7000007c, bank 4 -> 0x7000007d), .nv.global.init keeps the relocatable type
+MERCURY_DATA_TYPES = {CONSTANT3: 0x7000007C, CONSTANT4: 0x7000007D, GLOBAL_INIT: SHT_CUDA_GLOBAL_INIT}
+
+#: the order in which ptxas asks for the relocation sections of module data (after the debug
+#: payloads, before .debug_frame's): measured on every family
+RELOCATION_ORDER = (CONSTANT4, CONSTANT3, GLOBAL_INIT)
+
+
+def section_of(obj: DataObject) -> str:
+    if obj.space == "const":
+        return CONSTANT3
+    if obj.space == "global":
+        return GLOBAL if obj.init is None else GLOBAL_INIT
+    raise NotImplementedError(f"data object {obj.name!r} in .{obj.space} is not placed by the builder yet")
+
+
+def alloc_mode(module: Module) -> Mode:
+    if module.options.get("compile_only"):
+        return Mode.RELOCATABLE
+    if module.options.get("debug"):
+        return Mode.DEBUG
+    return Mode.WHOLE_PROGRAM
+
+
+@attrs.frozen
+class DataPlan:
+    """Every module variable's placement: section -> layout, the variables in walk order (visible
+    first, declaration order), and the .nv.constant4 slots (whole program)."""
+
+    variables: tuple[DataObject, ...]
+    layouts: dict[str, SectionLayout]
+    constant4: tuple[str, ...]
+
+    def walk(self) -> list[DataObject]:
+        return [v for v in self.variables if v.linkage == "visible"] + [v for v in self.variables if v.linkage != "visible"]
+
+
+def plan(module: Module, function_order: Sequence[str]) -> DataPlan:
+    """Lay the module's variables out as ptxas does for its mode."""
+    variables = [d for d in module.data if d.space in ("global", "const")]
+    for v in variables:
+        if v.linkage not in ("visible", "static"):
+            raise NotImplementedError(f"data object {v.name!r}: {v.linkage} variables are not placed by the builder yet")
+        if v.init is not None and len(v.init) != v.size:
+            raise ModelError(f"data object {v.name!r}: initialiser has {len(v.init)} bytes, size is {v.size}")
+        for r in v.relocations:
+            if not 0 <= r.offset < v.size:
+                raise ModelError(f"data object {v.name!r}: relocation at {r.offset:#x} lies outside its {v.size} bytes")
+    mode = alloc_mode(module)
+    globals_ = layout_globals([GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables if v.space == "global"])
+    consts = layout_constant3([ConstVar(v.name, v.size, v.align, v.linkage == "visible") for v in variables if v.space == "const"], mode)
+    layouts = {GLOBAL_INIT: globals_.init, GLOBAL: globals_.uninit, CONSTANT3: consts}
+    slots: list[str] = []
+    if mode is Mode.WHOLE_PROGRAM:
+        # every .global variable and every extern function a kernel calls takes a slot
+        externs = {f.name for f in module.functions if f.linkage == "extern"}
+        declared = [f.name for f in module.functions]
+        by_name = {f.name: f for f in module.functions}
+        per_function = [sorted({c for c in by_name[n].calls if c in externs}, key=declared.index) for n in function_order]
+        gvars = [GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables if v.space == "global"]
+        slots = constant4_order(per_function, gvars)
+    return DataPlan(tuple(variables), layouts, tuple(slots))
+
+
+# --- decomposition -------------------------------------------------------------------------------
+
+
+def _lowbit(value: int, cap: int) -> int:
+    return cap if value == 0 else min(value & -value, cap)
+
+
+def infer_alignments(placed: Sequence[tuple[str, int, int]], section_align: int, *, sort: bool) -> dict[str, int]:
+    """Declared alignments that make ptxas's layout rule place ``(name, offset, size)`` where they
+    are (the cubin does not record them). Placement order is offset order. Each variable gets the
+    largest power of two its offset allows, capped by the section's alignment and, for sorted
+    sections (larger alignment first, then smaller size), by its predecessor's alignment, halved
+    when an equal alignment would put a smaller variable after a larger one."""
+    out: dict[str, int] = {}
+    prev_align, prev_size = section_align, -1
+    for name, offset, size in sorted(placed, key=lambda p: p[1]):
+        a = _lowbit(offset, section_align)
+        if sort:
+            a = min(a, prev_align)
+            if a == prev_align and size < prev_size:
+                a //= 2
+            if a < 1:
+                raise NotImplementedError(f"data object {name!r}: no declared alignment reproduces offset {offset:#x}")
+        out[name] = a
+        prev_align, prev_size = a, size
+    return out
+
+
+def decompose_data(obj: ElfObject, module: Module) -> None:
+    """The module's ``.global``/``.const`` variables from their symbols and section bytes, in the
+    order ptxas walked them (visible ones as .symtab names them, then the others), with the
+    relocations of their initialisers and alignments the layout rule reproduces."""
+    from .decompose import _relocations
+
+    sections = {}
+    for s in obj.sections:
+        if s.mercury:
+            continue
+        if s.name in (GLOBAL_INIT, GLOBAL, CONSTANT3):
+            sections[id(s)] = s
+    if not sections:
+        return
+    visible, internal = [], []
+    for y in symbol_order(obj):
+        if y.section is None or id(y.section) not in sections or y.type == STT_SECTION:
+            continue
+        if y.bind == STB_LOCAL:
+            internal.append(y)
+        elif y.bind == STB_GLOBAL:
+            visible.append(y)
+        else:
+            raise NotImplementedError(f"data symbol {y.name!r}: weak variables are not modelled yet")
+    by_section: dict[int, list[DataObject]] = {}
+    placed: dict[int, list[tuple[str, int, int]]] = {}
+    for y in visible + internal:
+        s = y.section
+        init = None if s.name == GLOBAL else bytes(s.data[y.value : y.value + y.size])
+        v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage="visible" if y.bind == STB_GLOBAL else "static")
+        by_section.setdefault(id(s), []).append(v)
+        placed.setdefault(id(s), []).append((y.name, y.value, y.size))
+        module.data.append(v)
+    mode = alloc_mode(module)
+    for sid, variables in by_section.items():
+        s = sections[sid]
+        relocs = _relocations(obj.find_section(f".rel{s.name}")) + _relocations(obj.find_section(f".rela{s.name}"))
+        starts = {n: off for n, off, _ in placed[sid]}
+        for r in relocs:
+            owner = next((v for v in variables if starts[v.name] <= r.offset < starts[v.name] + v.size), None)
+            if owner is None:
+                raise NotImplementedError(f"{s.name}: relocation at {r.offset:#x} lies outside every variable")
+            owner.relocations.append(Relocation(r.offset - starts[owner.name], r.type, r.symbol, r.addend))
+        sort = s.name != CONSTANT3 or mode is not Mode.WHOLE_PROGRAM
+        aligns = infer_alignments(placed[sid], s.addralign, sort=sort)
+        for v in variables:
+            v.align = aligns[v.name]
+        if s.name == CONSTANT3:
+            layout = layout_constant3([ConstVar(v.name, v.size, v.align, v.linkage == "visible") for v in variables], mode)
+        else:
+            both = layout_globals([GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables])
+            layout = both.init if s.name == GLOBAL_INIT else both.uninit
+        if dict(layout.offsets) != starts or layout.align != s.addralign:
+            raise NotImplementedError(f"{s.name}: the layout of {', '.join(v.name for v in variables)} is not reproduced by ptxas's rule with any inferred alignment")
