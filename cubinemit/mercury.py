@@ -933,6 +933,15 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
         if len(positions) != len(funcs):
             raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} functions")
         rel = [(p, idx(f), _M["ABS64"], 0) for p, f in zip(positions, funcs)]
+        strings = obj.find_section(".debug_str")
+        if tname == ".debug_line" and strings is not None and obj.e_type != ET_EXEC:
+            # PTX with inlined-at line info: the header ends with a 32-bit offset into
+            # .debug_str (the function names). The relocatable original leaves it unrelocated;
+            # its Mercury clone relocates it against .debug_str (ABS32; nvcc -lineinfo
+            # dbg_inline, -c, sm_100+)
+            (hdr_len,) = struct.unpack_from("<I", data, 6)
+            sym = next(y for y in obj.symbols if y.type == STT_SECTION and y.section is strings)
+            rel.append((10 + hdr_len - 4, idx(sym), _M["ABS32"], 0))
         rel.sort(key=lambda e: -e[0])
         return rel
     for r in orig.relocs:
@@ -1336,7 +1345,9 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                 continue
             if s.name[len(".nv.merc") :] in _LINE_TABLES:
                 rel = next((r for r in obj.sections if r.mercury and r.relocs is not None and r.clone_of is not None and r.clone_of.info is s.clone_of), None)
-                names = [q.symbol.name if q.symbol else "" for q in sorted(rel.relocs if rel else (), key=lambda q: q.offset)]
+                # the sequences' relocations only (not the header's .debug_str offset)
+                at = set(_set_address_positions(s.data))
+                names = [q.symbol.name if q.symbol else "" for q in sorted(rel.relocs if rel else (), key=lambda q: q.offset) if q.offset in at]
                 _, events = decode_line_events(s.data)
                 named: list[tuple[object, ...]] = []
                 k = 0

@@ -98,7 +98,7 @@ def section_of(obj: DataObject) -> str:
 def alloc_mode(module: Module) -> Mode:
     if module.options.get("compile_only"):
         return Mode.RELOCATABLE
-    if module.options.get("debug"):
+    if module.device_debug:
         return Mode.DEBUG
     return Mode.WHOLE_PROGRAM
 

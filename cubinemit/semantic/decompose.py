@@ -56,7 +56,14 @@ def _relocations(section: Section | None) -> list[Relocation]:
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
 #: payloads beyond the line tables and register maps, compiler constants)
-_NOT_YET = (".nv.constant2.", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
+_NOT_YET = (".nv.constant2.", ".nv_debug.shared", ".nv.resolvedrela")
+
+#: the DWARF payloads the emitter places (cubinemit.semantic.emit._Emitter.debug_sections); any
+#: other .debug_* name (.debug_ranges, .debug_aranges, ...) is declined until it is measured
+_DEBUG_KNOWN = (
+    ".debug_frame", ".debug_line", ".debug_str", ".debug_abbrev", ".debug_loc", ".debug_info", ".debug_macinfo",
+    ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
+)
 
 _CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
 
@@ -171,6 +178,10 @@ def decompose(obj: ElfObject) -> Module:
         raise ModelError(f"options string {options!r} is not one the model knows")
     target = options.arch or "sm_75"
     module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
+    if not options.debug and obj.find_section(".nv_debug_info_reg_sass") is not None:
+        # PTX that says `.target sm_XX, debug` (nvcc -G) is built as under -g, register maps
+        # included, but the options note does not say -g: a fact about the PTX
+        module.facts["ptx_debug"] = True
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
     compat = by_name.get(".nv.compat")
@@ -189,8 +200,11 @@ def decompose(obj: ElfObject) -> Module:
                     module.facts["fastpath"] = rec.values[0]  # type: ignore[union-attr]
     for sec in obj.sections:  # creation order
         if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
+            if not sec.name.startswith(_DEBUG_KNOWN):
+                raise NotImplementedError(f"decomposing {sec.name} is not implemented yet")
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
             module.debug.append(DebugSection(sec.name, sec.data, relocs))
+    _debug_labels(obj, module)
     funcs = {s.name: s for s in obj.symbols if s.type == STT_FUNC and s.section is not None and not s.name.startswith("$")}
     capsules = {s.name: s for s in obj.sections if s.name.startswith(".nv.capmerc.text.")}
     in_section: dict[int, list] = {}  # type: ignore[type-arg]
@@ -211,7 +225,7 @@ def decompose(obj: ElfObject) -> Module:
             sass=text.data,
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
-        if module.options.get("debug") and not any(r.addend is None or r.symbol != sym.name for r in fn.relocations):
+        if module.device_debug and not any(r.addend is None or r.symbol != sym.name for r in fn.relocations):
             # -g: ptxas resolved the function's references to .const data itself; the .rel
             # section it made for them is gone, its name is what shows they existed
             asked = {slot.text for slot in obj.shstrtab.slots}
@@ -227,7 +241,7 @@ def decompose(obj: ElfObject) -> Module:
         prefix = f"${sym.name}$"
         fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in in_section.get(id(text), ()) if s.name.startswith(prefix)]
         module.functions.append(fn)
-    whole_program = not module.options.get("compile_only") and not module.options.get("debug")
+    whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
         module.functions.reverse()
@@ -253,6 +267,26 @@ def decompose(obj: ElfObject) -> Module:
         # the capsule determines
         module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
     return module
+
+
+def _debug_labels(obj: ElfObject, module: Module) -> None:
+    """The unplaced PTX labels of each debug payload: undefined LOCAL NOTYPE symbols, which
+    ptxas names while it relocates that payload (their .strtab slots follow its name)."""
+    labels = {y.name for y in obj.symbols if y.info == 0 and y.section is None and y.shndx == 0 and y.name}
+    if not labels:
+        return
+    payloads = {d.name: d for d in module.debug}
+    current: DebugSection | None = None
+    for slot in obj.strtab.slots:
+        if slot.text in payloads:
+            current = payloads[slot.text]
+        elif slot.text in labels:
+            if current is None:
+                raise NotImplementedError(f"undefined local symbol {slot.text!r} outside the debug sections is not implemented yet")
+            current.labels.append(slot.text)
+            labels.discard(slot.text)
+    if labels:
+        raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:

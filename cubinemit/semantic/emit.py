@@ -6,8 +6,10 @@ rules derive (.nv.info records, notes, banks, Mercury clones) are filled by the 
 module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
-relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
-Mercury tail included). Data objects, -g -c and address-taking in relocatable
+relocatable (-c), -g and -g -c builds (PTX with ``.target ..., debug`` from nvcc -G acts as -g
+in every mode), with their debug payloads (line tables, register maps, and the DWARF of nvcc
+-G/-lineinfo PTX: .debug_info/.debug_abbrev/.debug_loc/.debug_macinfo/.debug_str), on every
+family (the sm_100+ Mercury tail included). Data objects and address-taking in relocatable
 builds raise NotImplementedError naming what is missing.
 """
 
@@ -176,10 +178,12 @@ class _Emitter:
         if not fn.relocations and not fn.inlined and not resolved:
             return
         if self.debug:
-            # -g keeps the relocations; a static function they name gets its symbol now
-            for r in fn.relocations:
-                callee = self.functions.get(r.symbol) if r.symbol else None
-                if callee is not None and callee.linkage == "static" and callee.name not in self.func_symbols:
+            # -g keeps the relocations; the static functions they name get their symbols now,
+            # in declaration order (not code order: k_poly calls poly before square, yet
+            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel)
+            named = {r.symbol for r in fn.relocations}
+            for callee in self.m.functions:
+                if callee.name in named and callee.linkage == "static" and callee.name not in self.func_symbols:
                     self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
         elif not self.rel and fn.inlined:
             if self.family is not Family.LEGACY:
@@ -205,30 +209,74 @@ class _Emitter:
         self.ask_relocations(text, asks)
 
     def debug_sections(self) -> None:
-        """The debug payloads after the functions, .debug_frame first (always made; a section
-        symbol only when it has bytes). Each payload's relocation names follow it, but
-        .debug_frame's come after every other debug section."""
+        """The debug payloads after the functions, in the order ptxas creates them (the order
+        the model lists them), .debug_frame first (always made; a section symbol only when it
+        has bytes). Each payload's relocation names follow it, but .debug_frame's come after
+        every other debug section, and .debug_line's after .debug_str when there is one."""
         m = self.m
         payloads = {d.name: d for d in m.debug}
         if ".debug_frame" not in payloads:
             payloads[".debug_frame"] = DebugSection(".debug_frame", b"")
         ordered = [payloads[".debug_frame"]] + [d for d in m.debug if d.name != ".debug_frame"]
-        frame_section = None
-        for d in ordered:
-            sec = self.section(d.name, SHT_PROGBITS, symbol=bool(d.data), data=d.data)
-            if d.name == ".debug_frame":
-                frame_section = sec
-            elif d.relocations:
-                self.debug_relocations(sec, d.relocations)
+        sections: dict[str, Section] = {}
+        for i, d in enumerate(ordered):
+            if d.name in sections:  # made early (.debug_str, below)
+                continue
+            sec = sections[d.name] = self.section(d.name, SHT_PROGBITS, symbol=bool(d.data), data=d.data)
+            if d.name == ".debug_line" and i + 1 < len(ordered) and ordered[i + 1].name == ".debug_str":
+                # PTX with inlined-at line info (`.loc ..., function_name ...`) brings .debug_str:
+                # ptxas makes it while it writes the line program, before asking for
+                # .debug_line's relocation sections, which it then asks .rela first (every
+                # family, every mode: dbg_inline_L)
+                s_str = ordered[i + 1]
+                sections[s_str.name] = self.section(s_str.name, SHT_PROGBITS, symbol=bool(s_str.data), data=s_str.data)
+                if s_str.relocations:
+                    raise NotImplementedError(".debug_str with relocations is not implemented yet")
+                self.debug_relocations(sec, d.relocations, rela_first=True)
+            elif d.name != ".debug_frame" and (d.relocations or d.labels or d.name == ".debug_info"):
+                self.debug_relocations(sec, d.relocations, labels=d.labels)
+            elif d.labels:
+                raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
         self.data_relocations()
         frame = payloads[".debug_frame"]
         if frame.relocations:
-            self.debug_relocations(frame_section, frame.relocations, frame=True)  # type: ignore[arg-type]
+            self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
 
-    def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False) -> None:
+    def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
-        Below sm_90 line tables only ask .rel; .debug_frame asks .rel then .rela, which an
-        executable drops empty and relocatable output fills with the RELA entries."""
+        Below sm_90 line tables and .debug_loc only ask .rel; .debug_frame asks .rel then .rela,
+        which an executable drops empty and relocatable output fills with the RELA entries.
+        .debug_info (nvcc -G PTX: DW_AT_low_pc/high_pc of each function, with addends) only
+        asks .rela, on every family. ``rela_first``: .rela then .rel (.debug_line followed by
+        .debug_str). ``labels``: unplaced PTX labels (undefined local symbols), named after the
+        first relocation; below sm_90 the first one asks .rela (an executable drops it empty),
+        from sm_90 on they follow both asks (nvcc -G dbg_inline, .debug_loc)."""
+        if labels:
+            if sec.name != ".debug_loc" or rela_first or not relocs:
+                raise NotImplementedError(f"unplaced labels in {sec.name} are not implemented yet")
+            if self.family is not Family.LEGACY:
+                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
+                self.label_symbols(labels)
+            else:
+                # relocatable output keeps the label relocations (RELA, addend 0); an
+                # executable drops them, and the .rela section with them
+                rel, rela = _split(relocs)
+                self.ask_relocations(sec, [(".rel", rel or None)])
+                self.label_symbols(labels[:1])
+                self.ask_relocations(sec, [(".rela", rela or None)])
+                self.label_symbols(labels[1:])
+            return
+        if sec.name == ".debug_info":
+            if any(r.addend is None for r in relocs):
+                raise NotImplementedError(".debug_info relocations without addend are not implemented yet")
+            self.ask_relocations(sec, [(".rela", relocs)])
+            return
+        if rela_first:
+            rel, rela = _split(relocs)
+            if self.family is not Family.LEGACY:
+                rel, rela = [], relocs
+            self.ask_relocations(sec, [(".rela", rela or None), (".rel", rel or None)])
+            return
         if self.family is not Family.LEGACY:
             self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
             return
@@ -237,6 +285,11 @@ class _Emitter:
         if frame:
             asks.append((".rela", rela or None))
         self.ask_relocations(sec, asks)
+
+    def label_symbols(self, names: list[str]) -> None:
+        """Undefined LOCAL NOTYPE symbols for unplaced PTX labels."""
+        for name in names:
+            self.obj.new_symbol(name, info=0)
 
     def prototypes(self, order: list[Function]) -> list:  # type: ignore[type-arg]
         """.nv.prototype entries (relocatable output only)."""
@@ -378,7 +431,7 @@ class _Emitter:
     def reserved_symbols(self) -> None:
         if self.family is Family.LEGACY:
             return
-        if self.debug:  # -g: the offset symbol only; sm_110 adds the section and its object
+        if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
             if self.war():
                 self.war_variable(self.reserved_section(facts(self.sm).reserved_smem_size))
@@ -414,9 +467,7 @@ class _Emitter:
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
-        self.debug = bool(m.options.get("debug"))
-        if self.rel and self.debug:
-            raise NotImplementedError("the emitter does not cover -g -c builds yet")
+        self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
         if self.rel:
             obj.e_type = ET_REL

@@ -185,6 +185,10 @@ class DebugSection:
     name: str
     data: bytes
     relocations: list[Relocation] = attrs.field(factory=list)
+    #: PTX labels the payload refers to that ptxas could not place in the code (nvcc -G
+    #: location lists naming a label optimized away): ptxas names each as an undefined local
+    #: symbol and drops the relocation
+    labels: list[str] = attrs.field(factory=list)
 
 
 @attrs.define
@@ -213,12 +217,23 @@ class Module:
     def sm(self) -> int:
         return parse_target(self.target)[0]
 
+    @property
+    def device_debug(self) -> bool:
+        """-g, or PTX that says ``.target sm_XX, debug`` (nvcc -G): ptxas builds the same
+        debug layout for both (fact ``ptx_debug``; the options note only records -g)."""
+        return bool(self.options.get("debug")) or bool(self.facts.get("ptx_debug"))
+
     def ordering_mode(self) -> Mode:
         """The build mode as the function-order rules see it (-c, -g, -O level)."""
         from ..funcorder import Mode
 
         opt = self.options.get("opt_level")
-        return Mode(relocatable=bool(self.options.get("compile_only")), debug=bool(self.options.get("debug")), opt_level=int(opt) if opt is not None else 3)  # type: ignore[call-overload]
+        return Mode(
+            relocatable=bool(self.options.get("compile_only")),
+            debug=bool(self.options.get("debug")),
+            opt_level=int(opt) if opt is not None else 3,  # type: ignore[call-overload]
+            ptx_debug=bool(self.facts.get("ptx_debug")),
+        )
 
     # --- the fixed API -------------------------------------------------------------------------
     @classmethod
@@ -259,7 +274,7 @@ class Module:
         or has inlined, their call-graph edges and facts. A function still called by another
         one cannot be removed (ModelError names the caller)."""
         victim = self.function(name)
-        if self.options.get("compile_only") or self.options.get("debug"):
+        if self.options.get("compile_only") or self.device_debug:
             # relocatable and -g .debug_frame tie CIE pointers to a layout not modelled yet
             raise ModelError(f"cannot remove {name!r}: removing functions from -c or -g modules is not supported yet")
         for f in self.functions:
