@@ -55,8 +55,8 @@ def _relocations(section: Section | None) -> list[Relocation]:
 
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
-#: payloads beyond the line tables and register maps, compiler constants)
-_NOT_YET = (".nv.global", ".nv.constant2.", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
+#: payloads beyond the line tables and register maps)
+_NOT_YET = (".nv.global", ".nv.constant3", ".nv.constant4", ".nv_debug.shared", ".debug_info", ".debug_str", ".debug_abbrev", ".debug_loc", ".nv.resolvedrela")
 
 _CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
 
@@ -211,6 +211,7 @@ def decompose(obj: ElfObject) -> Module:
             sass=text.data,
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
+        _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -244,6 +245,43 @@ def decompose(obj: ElfObject) -> Module:
         # the capsule determines
         module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
     return module
+
+
+def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
+    """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
+    address tables) and their relocations. Declined: -g banks that hold only the callees'
+    tables, which ptxas creates after .nv.prototype."""
+    bank = by_name.get(f".nv.constant2.{fn.name}")
+    if bank is None:
+        return
+    order = [sl.text for sl in obj.shstrtab.slots]
+    if ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype"):
+        raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
+    if module_debug(obj) and _dropped_rel_first(obj):
+        # -g resolves a code reference to a compiler constant and drops the .rel.text.<f> it
+        # asked for at that point of the code (before any .rela.text.<f>): where is not in
+        # the leaf data yet
+        raise NotImplementedError("-g: code references to .nv.constant2 constants (a dropped .rel.text.<f>) are not implemented yet")
+    fn.constants = bank.data
+    fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
+
+
+def _dropped_rel_first(obj: ElfObject) -> bool:
+    """A .rel.text.<f> that was asked for and dropped before (or without) its .rela twin."""
+    live = {s.name for s in obj.sections}
+    seen: set[str] = set()
+    for sl in obj.shstrtab.slots:
+        if sl.text.startswith(".rel.text.") and sl.text not in live and ".rela" + sl.text[4:] not in seen:
+            return True
+        seen.add(sl.text)
+    return False
+
+
+def module_debug(obj: ElfObject) -> bool:
+    """Built with -g (the options in .note.nv.tkinfo)."""
+    tk = _note_desc(obj, ".note.nv.tkinfo", NT_CUDA_TKINFO)
+    options = decode_tkinfo(tk).options if tk is not None else None
+    return bool(getattr(options, "debug", False))
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:

@@ -7,7 +7,8 @@ module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
 relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
-Mercury tail included). Data objects, -g -c and address-taking in relocatable
+Mercury tail included), with their compiler constants (.nv.constant2.<f>: jump tables, FP64
+literals, function-address tables). Data objects, -g -c and address-taking in relocatable
 builds raise NotImplementedError naming what is missing.
 """
 
@@ -78,6 +79,9 @@ class _Emitter:
         self.functions = {f.name: f for f in module.functions}
         self.func_symbols: dict[str, Symbol] = {}  # function symbols made so far, by name
         self.protos: list = []  # type: ignore[type-arg]
+        #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
+        self.banks2: dict[str, Section] = {}
+        self.bank2_relocs: list[Section] = []  # their relocation sections, renamed with them
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
@@ -157,7 +161,14 @@ class _Emitter:
         """Relocation sections of .text.<f>. Relocatable output keeps the relocations: ptxas asks
         for .rela then .rel, keeping each that has entries (below sm_90 both can). Whole-program
         output resolves them and keeps an empty .rela from sm_90 on (.rel is asked first)."""
+        if self.rel and fn.constants:
+            self.relocations_on_demand(fn, text)
+            return
         if not fn.relocations and not fn.inlined:
+            if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
+                # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
+                # (jt_kernels probe, every target)
+                self.ask_relocations(text, [(".rela", None)])
             return
         if self.debug:
             # -g keeps the relocations; a static function they name gets its symbol now
@@ -165,6 +176,9 @@ class _Emitter:
                 callee = self.functions.get(r.symbol) if r.symbol else None
                 if callee is not None and callee.linkage == "static" and callee.name not in self.func_symbols:
                     self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+            # -g: the kernel's own constant bank comes after those symbols, before its
+            # relocation sections (fp64 probe, every target)
+            self.constant_bank(fn, text)
         elif not self.rel:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
@@ -176,6 +190,108 @@ class _Emitter:
             # function): ptxas does not ask for the .rel twin (measured on every -c/-g probe)
             asks = asks[:1]
         self.ask_relocations(text, asks)
+
+    # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
+    def constant_bank(self, fn: Function, text: Section) -> Section | None:
+        """Create .nv.constant2.<f> for ``fn``'s constants (once) with its section symbol. ptxas
+        creates it as .nv.constant.optimizer.<f> from sm_90 on and renames it later
+        (rename_constant_banks); executables make it right after the kernel's .nv.shared.<f> name (and the reserved-SMEM
+        symbols of the first function), before the inlined copies' symbols; -g after the static
+        callees' symbols; relocatable output at its first const_opt relocation."""
+        if not fn.constants:
+            return None
+        bank = self.banks2.get(fn.name)
+        if bank is not None:
+            return bank
+        # relocatable output types the bank CUDA_CONSTANT2, executables PROGBITS
+        sh_type = SHT_CUDA_CONSTANT + 2 if self.rel else SHT_PROGBITS
+        # sm_90+ creates it as .nv.constant.optimizer.<f> (renamed later, the old name's width
+        # stays in .shstrtab); below sm_90 it is created under its final name
+        prefix = ".nv.constant2." if self.family is Family.LEGACY else ".nv.constant.optimizer."
+        bank = self.section(f"{prefix}{fn.name}", sh_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=_bank2_align(fn, self.rel, self.debug), data=fn.constants)
+        bank.info = text
+        self.banks2[fn.name] = bank
+        return bank
+
+    def relocations_on_demand(self, fn: Function, text: Section) -> None:
+        """Relocatable output of a function with constants: ptxas walks the code in order and,
+        at each relocation, first makes what it names (the bank at the first constant, then the
+        constant's LOCAL object ``<f>.const_opt.<start>.<end>``), then the relocation section of
+        its kind if not made yet (fp64 -c: .rela.text.<f> before the bank; jumptable -c: the
+        second table's symbol after .rela.text.<f>). Relocations are listed in reverse code
+        order, so the walk goes by ascending offset."""
+        rel, rela = _split(fn.relocations)
+        made: set[str] = set()
+        for r in sorted(fn.relocations, key=lambda q: q.offset):
+            span = _const_opt_span(fn, r.symbol)
+            if span is not None and r.symbol not in self.func_symbols:
+                bank = self.constant_bank(fn, text)
+                start, end = span
+                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=end - start)  # type: ignore[arg-type]
+            prefix = ".rel" if r.addend is None else ".rela"
+            if prefix not in made:
+                made.add(prefix)
+                self.ask_relocations(text, [(prefix, rel if prefix == ".rel" else rela)])
+        if fn.name not in self.banks2:
+            raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
+
+    def jump_table_relocations(self, fn: Function) -> None:
+        """From sm_90 on ptxas asks for .rela.nv.constant.optimizer.<f> of a bank that holds
+        jump tables right after the function's text relocations, and keeps it (empty: the
+        tables are .text offsets). Below sm_90 it asks for nothing (jumptable probe)."""
+        bank = self.banks2.get(fn.name)
+        if bank is None or self.family is Family.LEGACY:
+            return
+        if not _jump_tables(fn):
+            if not self.rel and not self.debug and _address_table(fn):
+                return  # asked after the debug payloads (address_table_relocations)
+            # no probe makes an sm_90+ bank of FP64 literals only: its asks are not measured
+            raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
+        self.bank_relocations(bank, [(".rela", fn.constant_relocations)])
+
+    def address_table_relocations(self) -> None:
+        """Executables: a bank holding a table of function addresses gets .rela then .rel
+        asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
+        both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
+        sm_90 on (the addresses are resolved; asked under the creation name)."""
+        if self.rel or self.debug:
+            return
+        for name, bank in self.banks2.items():
+            if not _address_table(self.functions[name]):
+                continue
+            if self.family is Family.LEGACY:
+                final = _final_bank_name(bank.name)
+                self.ghost(f".rela{final}", SHT_RELA)
+                self.ghost(f".rel{final}", SHT_REL)
+            else:
+                self.bank_relocations(bank, [(".rela", []), (".rel", None)])
+
+    def bank_relocations(self, bank: Section, asks: list[tuple[str, list[Relocation] | None]]) -> None:
+        """Ask for relocation sections of a bank under its creation name; the kept ones are
+        renamed with it."""
+        before = len(self.obj.sections)
+        self.ask_relocations(bank, asks)
+        self.bank2_relocs.extend(self.obj.sections[before:])
+
+    def rename_constant_banks(self) -> None:
+        """ptxas renames .nv.constant.optimizer.<f> to .nv.constant2.<f> after naming the
+        GLOBAL symbols: in place in .shstrtab (tail zero-filled); in .strtab in place below
+        sm_100 and appended from sm_100 on (the Mercury symtab keeps the creation name). The
+        banks' relocation sections are renamed in .shstrtab only."""
+        append = facts(self.sm).mercury
+        if self.family is Family.LEGACY:
+            return  # created under the final name
+        for bank in self.banks2.values():
+            new = _final_bank_name(bank.name)
+            old_slot = bank.strtab_slot
+            self.obj.rename_section(bank, new, strtab="append" if append else "in_place")
+            for y in self.obj.symbols:
+                if y.section is bank and y.type == 3 and y.name_slot is old_slot:
+                    y.name_slot = bank.strtab_slot
+        for sec in self.bank2_relocs:
+            if sec in self.obj.sections:
+                prefix = sec.name[: sec.name.index(".nv.constant.optimizer.")]
+                self.obj.rename_section(sec, prefix + _final_bank_name(sec.name[len(prefix) :]), strtab="keep")
 
     def debug_sections(self) -> None:
         """The debug payloads after the functions, .debug_frame first (always made; a section
@@ -194,6 +310,7 @@ class _Emitter:
             elif d.relocations:
                 self.debug_relocations(sec, d.relocations)
         frame = payloads[".debug_frame"]
+        self.address_table_relocations()
         if frame.relocations:
             self.debug_relocations(frame_section, frame.relocations, frame=True)  # type: ignore[arg-type]
 
@@ -310,6 +427,8 @@ class _Emitter:
                     self.first_function_symbols()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
+            if not self.rel and not self.debug:
+                self.constant_bank(fn, text)
             for callee, offset, size in fn.inlined:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
@@ -317,6 +436,7 @@ class _Emitter:
                 if linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
+            self.jump_table_relocations(fn)
             if self.family is Family.LEGACY and fn.is_kernel:
                 bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
@@ -369,6 +489,7 @@ class _Emitter:
                     externs_done.add(r.symbol)
                     if r.symbol not in self.func_symbols:
                         self.func_symbols[r.symbol] = obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))
+        self.rename_constant_banks()
         if facts(self.sm).late_bank0:
             for fn, text in late:
                 if fn.is_kernel:
@@ -407,12 +528,25 @@ class _Emitter:
                 c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_INFO, flags=s.flags & SHF_INFO_LINK, addralign=4)
                 c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
                 merc_symtab_ref.append(c)
+        bank_relocs = {id(s) for s in self.bank2_relocs}
         for s in header_order(obj):
             if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
-                c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
+                # a bank's relocation clone keeps the creation name (.rela.nv.constant.optimizer.<f>)
+                name = s.name.replace(".nv.constant2.", ".nv.constant.optimizer.", 1) if id(s) in bank_relocs else s.name
+                c = clone(s, f".nv.merc{name}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
+        banks = {id(b) for b in self.banks2.values()}
+        for s in header_order(obj):
+            if id(s) in banks:
+                # .nv.merc.nv.constant.optimizer.<f> (CUDA_MERCURY_CONSTANT_OPT) after the relocation
+                # clones, sh_info its function's capsule; its relocation clone points at it
+                c = clone(s, ".nv.merc" + _created_bank_name(s.name), SHT_CUDA_MERC_CONSTANT_OPT, flags=s.flags, addralign=s.addralign)
+                c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
+                for r in obj.sections:
+                    if r.mercury and r.info is s:
+                        r.info = c
         for s in existing:
             if s.name == ".nv.shared.reserved.0":
                 clone(s, ".nv.merc.nv.shared.reserved.0", SHT_CUDA_SHARED_RESERVED, flags=s.flags, addralign=s.addralign)
@@ -440,6 +574,57 @@ class _Emitter:
 def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]]:
     """(REL entries, RELA entries): a relocation without an addend is REL."""
     return [r for r in relocs if r.addend is None], [r for r in relocs if r.addend is not None]
+
+
+#: the Mercury clone of a .nv.constant2.<f> bank
+SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
+
+
+def _created_bank_name(final: str) -> str:
+    return ".nv.constant.optimizer." + final[len(".nv.constant2.") :]
+
+
+def _final_bank_name(created: str) -> str:
+    if created.startswith(".nv.constant2."):
+        return created
+    return ".nv.constant2." + created[len(".nv.constant.optimizer.") :]
+
+
+def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
+    """(start, end) of a relocatable constant object ``<f>.const_opt.<start>.<end>``."""
+    prefix = f"{fn.name}.const_opt."
+    if not symbol or not symbol.startswith(prefix):
+        return None
+    start, _, end = symbol[len(prefix) :].partition(".")
+    if not (start.isdigit() and end.isdigit()):
+        return None
+    return int(start), int(end)
+
+
+def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
+    """The bank's alignment: 4 in executables, 8 under -g; relocatable output aligns it to 8
+    when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
+    to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
+    if debug:
+        return 8
+    if not rel:
+        return 4
+    spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
+    return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
+
+
+def _jump_tables(fn: Function) -> bool:
+    """The function has brx.idx jump tables (INDIRECT_BRANCH_TARGETS facts)."""
+    info = fn.facts.get("nvinfo")
+    return isinstance(info, dict) and bool(info.get("indirect_branches"))
+
+
+def _address_table(fn: Function) -> bool:
+    """Whole program: the bank holds the address of a callee copy (a u64 at an 8-aligned
+    offset equal to the copy's offset in .text, as cubinemit.mercury reads such tables)."""
+    copies = {off for _, off, _ in fn.inlined}
+    data = fn.constants
+    return any(int.from_bytes(data[i : i + 8], "little") in copies for i in range(0, len(data) - 7, 8))
 
 
 def _info_facts(fn: Function) -> dict[str, object]:
