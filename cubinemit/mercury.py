@@ -510,6 +510,44 @@ def _branch_targets(obj: ElfObject, owner: str) -> set[int]:
     return out
 
 
+def _branch_tables(obj: ElfObject, owner: str) -> list[list[int]]:
+    """The target list of each INDIRECT_BRANCH_TARGETS entry of ``owner``, in record order."""
+    from .nvinfo import iter_wire_records
+
+    info = obj.find_section(".nv.info." + owner)
+    tables: list[list[int]] = []
+    if info is None:
+        return tables
+    for w in iter_wire_records(info.data, section=info.name):
+        if w.code == _INDIRECT_BRANCH and w.fmt == _SVAL:
+            pos = 0
+            while pos + 12 <= len(w.body):
+                (n,) = struct.unpack_from("<I", w.body, pos + 8)
+                tables.append(list(struct.unpack_from(f"<{n}I", w.body, pos + 12)))
+                pos += 12 + 4 * n
+    return tables
+
+
+def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) -> list[int] | None:
+    """The order of the jump-table relocations: ptxas emits each BRX's table (record order) entry
+    by entry and prepends every relocation, so the last table comes first, each one from its
+    last entry down (switch_fp64 probe: tables at 12..24 and 0..8 give 8, 4, 0, 24, ..., 12).
+    None when the tables cannot be found as runs of the bank."""
+    words = [struct.unpack_from("<I", bank, o)[0] for o in range(0, len(bank) - 3, 4)]
+    used: set[int] = set()
+    emitted: list[int] = []
+    for targets in tables:
+        n = len(targets)
+        start = next((i for i in range(len(words) - n + 1) if words[i : i + n] == targets and not used & set(range(i, i + n))), None)
+        if start is None:
+            return None
+        used.update(range(start, start + n))
+        emitted.extend(4 * i for i in range(start, start + n))
+    if sorted(emitted) != sorted(offsets):
+        return None
+    return emitted[::-1]
+
+
 def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
     """``.nv.constant2.<f>`` (``.nv.constant.optimizer.<f>``) for Mercury: its code addresses
     zeroed and turned into relocations (offset, symbol, type, addend).
@@ -530,7 +568,12 @@ def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tup
             if v in targets:
                 relocs.append((off, func, _M["PROG_REL32"], facts.pc(owner, v)))
                 struct.pack_into("<I", data, off, 0)
-        relocs.sort(key=lambda r: -r[0])
+        order = _jump_table_order(bank.data, _branch_tables(obj, owner), [r[0] for r in relocs])
+        if order is None:
+            relocs.sort(key=lambda r: -r[0])
+        else:
+            rank = {off: k for k, off in enumerate(order)}
+            relocs.sort(key=lambda r: rank[r[0]])
         return bytes(data), relocs
     clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
     for off in range(0, len(bank.data) - 7, 8):

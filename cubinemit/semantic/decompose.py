@@ -55,8 +55,8 @@ def _relocations(section: Section | None) -> list[Relocation]:
 
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
-#: payloads beyond the line tables and register maps, compiler constants)
-_NOT_YET = (".nv.constant2.", ".nv_debug.shared", ".nv.resolvedrela")
+#: payloads beyond the line tables and register maps)
+_NOT_YET = (".nv_debug.shared", ".nv.resolvedrela")
 
 #: the DWARF payloads the emitter places (cubinemit.semantic.emit._Emitter.debug_sections); any
 #: other .debug_* name (.debug_ranges, .debug_aranges, ...) is declined until it is measured
@@ -225,12 +225,9 @@ def decompose(obj: ElfObject) -> Module:
             sass=text.data,
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
-        if module.device_debug and not any(r.addend is None or r.symbol != sym.name for r in fn.relocations):
-            # -g: ptxas resolved the function's references to .const data itself; the .rel
-            # section it made for them is gone, its name is what shows they existed
-            asked = {slot.text for slot in obj.shstrtab.slots}
-            if f".rel.text.{sym.name}" in asked and f".rel.text.{sym.name}" not in by_name:
-                fn.facts["resolved_relocations"] = True
+        if module.device_debug and not module.options.get("compile_only"):
+            _resolved_references(obj, fn)
+        _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -287,6 +284,34 @@ def _debug_labels(obj: ElfObject, module: Module) -> None:
             labels.discard(slot.text)
     if labels:
         raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
+def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
+    """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
+    address tables) and their relocations. Declined: -g banks that hold only the callees'
+    tables, which ptxas creates after .nv.prototype."""
+    bank = by_name.get(f".nv.constant2.{fn.name}")
+    if bank is None:
+        return
+    order = [sl.text for sl in obj.shstrtab.slots]
+    if ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype"):
+        raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
+    fn.constants = bank.data
+    fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
+
+
+def _resolved_references(obj: ElfObject, fn: Function) -> None:
+    """-g: ptxas resolves a function's references to .const and compiler-constant data itself,
+    yet makes the .rel.text.<f> section for the first of them (and drops it if nothing else
+    goes there). When that name comes before any relocation kept would have made it, the code
+    made such a reference first: fact ``resolved_relocations``."""
+    names = [slot.text for slot in obj.shstrtab.slots]
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if rel not in names or (rela in names and names.index(rela) < names.index(rel)):
+        return
+    first = min(fn.relocations, key=lambda r: r.offset, default=None)
+    legacy = obj.sm < 90
+    first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
+    if first_kind != ".rel":
+        fn.facts["resolved_relocations"] = True
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:

@@ -8,8 +8,10 @@ module owns the structure.
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
 relocatable (-c), -g and -g -c builds (PTX with ``.target ..., debug`` from nvcc -G acts as -g
 in every mode), with their debug payloads (line tables, register maps, and the DWARF of nvcc
--G/-lineinfo PTX: .debug_info/.debug_abbrev/.debug_loc/.debug_macinfo/.debug_str), on every
-family (the sm_100+ Mercury tail included). Data objects and address-taking in relocatable
+-G/-lineinfo PTX: .debug_info/.debug_abbrev/.debug_loc/.debug_macinfo/.debug_str), their
+compiler constants (.nv.constant2.<f>: jump tables, FP64 literals, function-address tables) and
+module .global/.const data, on every family (the sm_100+ Mercury tail included). Shared data
+objects and address-taking in relocatable
 builds raise NotImplementedError naming what is missing.
 """
 
@@ -85,6 +87,8 @@ class _Emitter:
         self.data_sections: dict[str, Section] = {}  # module data sections by final name
         self.data_symbols: dict[str, Symbol] = {}
         self.plan: DataPlan | None = None
+        #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
+        self.banks2: dict[str, Section] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
@@ -172,10 +176,17 @@ class _Emitter:
         """Relocation sections of .text.<f>. Relocatable and -g output keep the relocations;
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
+        if self.rel and fn.constants:
+            self.relocations_on_demand(fn, text)
+            return
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
         # (through .nv.constant4) and -g references to .const data
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
         if not fn.relocations and not fn.inlined and not resolved:
+            if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
+                # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
+                # (jt_kernels probe, every target)
+                self.ask_relocations(text, [(".rela", None)])
             return
         if self.debug:
             # -g keeps the relocations; the static functions they name get their symbols now,
@@ -185,6 +196,9 @@ class _Emitter:
             for callee in self.m.functions:
                 if callee.name in named and callee.linkage == "static" and callee.name not in self.func_symbols:
                     self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+            # -g: the kernel's own constant bank comes after those symbols, before its
+            # relocation sections (fp64 probe, every target)
+            self.constant_bank(fn, text)
         elif not self.rel and fn.inlined:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
@@ -207,6 +221,81 @@ class _Emitter:
             kinds.append(".rela")  # the entries themselves
         asks = [(k, entries[k]) for k in kinds]
         self.ask_relocations(text, asks)
+
+    # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
+    def constant_bank(self, fn: Function, text: Section) -> Section | None:
+        """Create .nv.constant2.<f> for ``fn``'s constants (once) with its section symbol. ptxas
+        creates it as .nv.constant.optimizer.<f> from sm_90 on and renames it later
+        (rename_banks); executables make it right after the kernel's .nv.shared.<f> name (and the reserved-SMEM
+        symbols of the first function), before the inlined copies' symbols; -g after the static
+        callees' symbols; relocatable output at its first const_opt relocation."""
+        if not fn.constants:
+            return None
+        bank = self.banks2.get(fn.name)
+        if bank is not None:
+            return bank
+        # relocatable output types the bank CUDA_CONSTANT2, executables PROGBITS
+        sh_type = SHT_CUDA_CONSTANT + 2 if self.rel else SHT_PROGBITS
+        # sm_90+ creates it as .nv.constant.optimizer.<f> (renamed later, the old name's width
+        # stays in .shstrtab); below sm_90 it is created under its final name
+        prefix = ".nv.constant2." if self.family is Family.LEGACY else ".nv.constant.optimizer."
+        bank = self.section(f"{prefix}{fn.name}", sh_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=_bank2_align(fn, self.rel, self.debug), data=fn.constants)
+        bank.info = text
+        self.banks2[fn.name] = bank
+        return bank
+
+    def relocations_on_demand(self, fn: Function, text: Section) -> None:
+        """Relocatable output of a function with constants: ptxas walks the code in order and,
+        at each relocation, first makes what it names (the bank at the first constant, then the
+        constant's LOCAL object ``<f>.const_opt.<start>.<end>``), then the relocation section of
+        its kind if not made yet (fp64 -c: .rela.text.<f> before the bank; jumptable -c: the
+        second table's symbol after .rela.text.<f>). Relocations are listed in reverse code
+        order, so the walk goes by ascending offset."""
+        rel, rela = _split(fn.relocations)
+        made: set[str] = set()
+        for r in sorted(fn.relocations, key=lambda q: q.offset):
+            span = _const_opt_span(fn, r.symbol)
+            if span is not None and r.symbol not in self.func_symbols:
+                bank = self.constant_bank(fn, text)
+                start, end = span
+                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=end - start)  # type: ignore[arg-type]
+            prefix = ".rel" if r.addend is None else ".rela"
+            if prefix not in made:
+                made.add(prefix)
+                self.ask_relocations(text, [(prefix, rel if prefix == ".rel" else rela)])
+        if fn.name not in self.banks2:
+            raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
+
+    def jump_table_relocations(self, fn: Function) -> None:
+        """From sm_90 on ptxas asks for .rela.nv.constant.optimizer.<f> of a bank that holds
+        jump tables right after the function's text relocations, and keeps it (empty: the
+        tables are .text offsets). Below sm_90 it asks for nothing (jumptable probe)."""
+        bank = self.banks2.get(fn.name)
+        if bank is None or self.family is Family.LEGACY:
+            return
+        if not _jump_tables(fn):
+            if not self.rel and not self.debug and _address_table(fn):
+                return  # asked after the debug payloads (address_table_relocations)
+            # no probe makes an sm_90+ bank of FP64 literals only: its asks are not measured
+            raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
+        self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+
+    def address_table_relocations(self) -> None:
+        """Executables: a bank holding a table of function addresses gets .rela then .rel
+        asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
+        both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
+        sm_90 on (the addresses are resolved; asked under the creation name)."""
+        if self.rel or self.debug:
+            return
+        for name, bank in self.banks2.items():
+            if not _address_table(self.functions[name]):
+                continue
+            if self.family is Family.LEGACY:
+                final = final_name(self.created[id(bank)])
+                self.ghost(f".rela{final}", SHT_RELA)
+                self.ghost(f".rel{final}", SHT_REL)
+            else:
+                self.ask_relocations(bank, [(".rela", []), (".rel", None)])
 
     def debug_sections(self) -> None:
         """The debug payloads after the functions, in the order ptxas creates them (the order
@@ -239,6 +328,7 @@ class _Emitter:
                 raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
         self.data_relocations()
         frame = payloads[".debug_frame"]
+        self.address_table_relocations()
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
 
@@ -409,21 +499,22 @@ class _Emitter:
             return 0
         return {"global": 0x20, "const": 0x80, "shared": 0x40}[v.space]
 
-    def rename_data_sections(self) -> None:
-        """Banks 3 and 4 get their final names after the GLOBAL symbols (in creation order): in
-        place below sm_100, appended to .strtab from sm_100 on (their section symbols follow);
-        their relocation sections are renamed in .shstrtab only."""
-        for sec in list(self.data_sections.values()):
-            created = self.created[id(sec)]
+    def rename_banks(self) -> None:
+        """Banks created under another name (.nv.constant.pic/.user/.optimizer.<f>, sm_90+) get
+        their final names after the GLOBAL symbols, in creation order: in place in .shstrtab
+        (tail zero-filled); in .strtab in place below sm_100 and appended from sm_100 on, where
+        their section symbols take the new name. Their relocation sections are renamed in
+        .shstrtab only (.strtab keeps the creation name)."""
+        mode = "append" if self.family is Family.BLACKWELL else "in_place"
+        for sec in list(self.obj.sections):
+            created = self.created.get(id(sec), sec.name)
             final = final_name(created)
-            if final == created:
+            if final == created or sec.sh_type in (SHT_REL, SHT_RELA):
                 continue
-            mode = "append" if self.family is Family.BLACKWELL else "in_place"
-            for y in self.obj.symbols:
-                if y.section is sec and y.type == 3:
-                    old = y
+            symbols = [y for y in self.obj.symbols if y.section is sec and y.type == 3 and y.name_slot is sec.strtab_slot]
             self.obj.rename_section(sec, final, strtab=mode)
-            old.name_slot = sec.strtab_slot
+            for y in symbols:
+                y.name_slot = sec.strtab_slot
             for r in self.obj.sections:
                 if r.sh_type in (SHT_REL, SHT_RELA) and r.info is sec:
                     self.obj.rename_section(r, final_name(self.created[id(r)]), strtab="keep")
@@ -514,6 +605,8 @@ class _Emitter:
                     self.first_function_symbols()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
+            if not self.rel and not self.debug:
+                self.constant_bank(fn, text)
             for callee, offset, size in fn.inlined:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
@@ -521,6 +614,7 @@ class _Emitter:
                 if linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
+            self.jump_table_relocations(fn)
             if self.family is Family.LEGACY and fn.is_kernel:
                 bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
@@ -579,7 +673,7 @@ class _Emitter:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
         if not late:
             self.visible_data_symbols()
-        self.rename_data_sections()
+        self.rename_banks()
         if facts(self.sm).late_bank0:
             for fn, text in late:
                 if fn.is_kernel:
@@ -620,16 +714,25 @@ class _Emitter:
                 merc_symtab_ref.append(c)
         for s in header_order(obj):
             if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
+                # relocation clones keep the creation name of their section (.rela.nv.constant.pic,
+                # .rela.nv.constant.optimizer.<f>)
                 c = clone(s, f".nv.merc{self.created.get(id(s), s.name)}", SHT_CUDA_MERC_RELA, flags=SHF_INFO_LINK, addralign=8, entsize=24)
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
-        # module data: the constant banks (creation order), then .nv.global.init, each under its
-        # creation name (measured on sm_100a/sm_110/sm_120 probes)
-        banks = [x for x in existing if x.name in (CONSTANT3, CONSTANT4)]
+        # then the banks (constant2 per function, module banks 3 and 4) in creation order, then
+        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120)
+        banks2 = {id(b) for b in self.banks2.values()}
+        banks = [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
         for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
-            clone(s, f".nv.merc{self.created[id(s)]}", MERCURY_DATA_TYPES[s.name], flags=s.flags, addralign=s.addralign, data=s.data)
-        for c in obj.sections:  # relocation clones point at the data clones made after them
+            if id(s) in banks2:
+                # .nv.merc.nv.constant.optimizer.<f> (CUDA_MERCURY_CONSTANT_OPT), sh_info its
+                # function's capsule
+                c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_MERC_CONSTANT_OPT, flags=s.flags, addralign=s.addralign)
+                c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
+            else:
+                clone(s, f".nv.merc{self.created[id(s)]}", MERCURY_DATA_TYPES[s.name], flags=s.flags, addralign=s.addralign, data=s.data)
+        for c in obj.sections:  # relocation clones point at the bank clones made after them
             if c.mercury and c.sh_type == SHT_CUDA_MERC_RELA and isinstance(c.info, Section) and id(c.info) in clones:
                 c.info = clones[id(c.info)]
         for s in existing:
@@ -659,6 +762,47 @@ class _Emitter:
 def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]]:
     """(REL entries, RELA entries): a relocation without an addend is REL."""
     return [r for r in relocs if r.addend is None], [r for r in relocs if r.addend is not None]
+
+
+#: the Mercury clone of a .nv.constant2.<f> bank
+SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
+
+
+def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
+    """(start, end) of a relocatable constant object ``<f>.const_opt.<start>.<end>``."""
+    prefix = f"{fn.name}.const_opt."
+    if not symbol or not symbol.startswith(prefix):
+        return None
+    start, _, end = symbol[len(prefix) :].partition(".")
+    if not (start.isdigit() and end.isdigit()):
+        return None
+    return int(start), int(end)
+
+
+def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
+    """The bank's alignment: 4 in executables, 8 under -g; relocatable output aligns it to 8
+    when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
+    to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
+    if debug:
+        return 8
+    if not rel:
+        return 4
+    spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
+    return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
+
+
+def _jump_tables(fn: Function) -> bool:
+    """The function has brx.idx jump tables (INDIRECT_BRANCH_TARGETS facts)."""
+    info = fn.facts.get("nvinfo")
+    return isinstance(info, dict) and bool(info.get("indirect_branches"))
+
+
+def _address_table(fn: Function) -> bool:
+    """Whole program: the bank holds the address of a callee copy (a u64 at an 8-aligned
+    offset equal to the copy's offset in .text, as cubinemit.mercury reads such tables)."""
+    copies = {off for _, off, _ in fn.inlined}
+    data = fn.constants
+    return any(int.from_bytes(data[i : i + 8], "little") in copies for i in range(0, len(data) - 7, 8))
 
 
 def _info_facts(fn: Function) -> dict[str, object]:

@@ -1,0 +1,76 @@
+"""Semantic round trip of per-function compiler constants (.nv.constant2.<f>).
+
+The probes of tests/probes_const2 make ptxas create .nv.constant2.<f>: brx.idx jump tables
+(jumptable.ptx: kernels, visible, static and weak device functions; jt_kernels.ptx: kernels
+only; switch_fp64.ptx: a switch
+nvcc leaves to ptxas), FP64 literals that are no immediates (fp64.ptx, switch_fp64.ptx: sm_75-89
+only) and a local table of code pointers that whole-program ptxas turns into a function-address
+table (ftab.ptx). Every (probe, target, mode) must come back byte for byte, be declined with
+NotImplementedError naming what is missing, or be one of the listed gaps, which do not involve
+.nv.constant2 (the test asserts that)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
+from cubinemit.arch import ALL_TARGETS, family_of, Family
+from cubinemit.inspect import where_in
+from cubinemit.reader import read_cubin
+from cubinemit.roundtrip import first_difference, semantic_roundtrip
+
+PROBES = Path(__file__).resolve().parent / "probes_const2"
+MODES = ("def", "c", "lineinfo", "g", "O0")
+LEGACY = {t for t in ALL_TARGETS if family_of(int(t[3:].rstrip("af"))) is Family.LEGACY}
+
+#: misses that are not about .nv.constant2: -g static-callee symbol and .nv.info order of fp64
+#: on sm_90+ (no bank there), address taking in relocatable builds (ftab -c, no bank in -c)
+KNOWN_GAPS = {("fp64", t, "g") for t in ALL_TARGETS if t not in LEGACY} | {("ftab", t, "c") for t in ALL_TARGETS}
+
+#: (probe, mode) -> how many targets must round-trip exactly
+EXPECTED_EXACT = {
+    ("jumptable", "def"): 23, ("jumptable", "c"): 23, ("jumptable", "lineinfo"): 23, ("jumptable", "O0"): 23,
+    ("switch_fp64", "def"): 23, ("switch_fp64", "c"): 23, ("switch_fp64", "lineinfo"): 23, ("switch_fp64", "O0"): 23,
+    ("switch_fp64", "g"): 17,
+    ("fp64", "def"): 23, ("fp64", "c"): 23, ("fp64", "lineinfo"): 23, ("fp64", "O0"): 23,
+    ("ftab", "def"): 23, ("ftab", "lineinfo"): 23, ("ftab", "O0"): 23,
+    **{("jt_kernels", m): 23 for m in MODES},
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("probe", sorted(p.stem for p in PROBES.glob("*.ptx")))
+def test_const2_roundtrip(ptxas_ok, probe, mode):
+    exact, declined, misses, banks = 0, [], [], 0
+    for target in ALL_TARGETS:
+        data = oracle.compile_ptx(PROBES / f"{probe}.ptx", target, mode).read_bytes()
+        obj = read_cubin(data)
+        banks += any(s.name.startswith(".nv.constant2.") for s in obj.sections)
+        try:
+            rebuilt = semantic_roundtrip(data)
+        except NotImplementedError as exc:
+            declined.append((target, str(exc)))
+            continue
+        off = first_difference(rebuilt, data)
+        if off is None:
+            exact += 1
+        elif (probe, target, mode) in KNOWN_GAPS:
+            assert not any(s.name.startswith(".nv.constant2.") for s in obj.sections), (target, "a known gap has a bank")
+        else:
+            misses.append((target, hex(off), where_in(obj, off)))
+    assert not misses, misses
+    assert exact >= EXPECTED_EXACT.get((probe, mode), 0), (exact, declined)
+
+
+def test_probes_make_banks(ptxas_ok):
+    """The probes do exercise .nv.constant2: jump tables everywhere, FP64 literals below sm_90,
+    function-address tables in whole-program builds, relocatable const_opt objects."""
+    def banks(probe, target, mode):
+        obj = read_cubin(oracle.compile_ptx(PROBES / f"{probe}.ptx", target, mode).read_bytes())
+        return {s.name for s in obj.sections if s.name.startswith(".nv.constant2.")}
+
+    assert banks("jumptable", "sm_100", "c") == {".nv.constant2.dev_jt", ".nv.constant2.dev_static_jt", ".nv.constant2.dev_weak_jt", ".nv.constant2.k_jt"}
+    assert banks("fp64", "sm_75", "def") and not banks("fp64", "sm_90", "def")
+    assert banks("ftab", "sm_120", "def") == {".nv.constant2.k_ftab"} and not banks("ftab", "sm_120", "c")
