@@ -7,8 +7,8 @@ module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
 relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
-Mercury tail included). Data objects, -g -c and address-taking in relocatable
-builds raise NotImplementedError naming what is missing.
+Mercury tail included), address taking and indirect calls included. Data objects and -g -c
+raise NotImplementedError naming what is missing.
 """
 
 from __future__ import annotations
@@ -170,12 +170,18 @@ class _Emitter:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
             return
         rel, rela = _split(fn.relocations)
-        asks: list[tuple[str, list[Relocation] | None]] = [(".rela", rela or None), (".rel", rel or None)]
-        if all(r.symbol == fn.name for r in fn.relocations):
-            # relocations against the function itself only (return addresses of a recursive
-            # function): ptxas does not ask for the .rel twin (measured on every -c/-g probe)
-            asks = asks[:1]
-        self.ask_relocations(text, asks)
+        # ptxas asks for a relocation section when it makes the first relocation of its kind,
+        # in code order: a return address (against the function itself) starts RELA, every
+        # other one (call target, address taking, __UFT_OFFSET) starts REL and may be turned
+        # RELA later, which asks for .rela then. So .rela comes first when the earliest
+        # relocation is a return address, and a .rel twin exists only when some relocation
+        # is not one; empty sections are dropped (measured on every -c/-g probe and
+        # tests/probes_fp: an address taken before any call asks .rel first)
+        kinds = [".rela" if r.symbol == fn.name else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
+        if rela and any(r.symbol != fn.name for r in rela):
+            kinds.append(".rela")
+        entries = {".rel": rel or None, ".rela": rela or None}
+        self.ask_relocations(text, [(k, entries[k]) for k in dict.fromkeys(kinds)])
 
     def debug_sections(self) -> None:
         """The debug payloads after the functions, .debug_frame first (always made; a section
@@ -217,6 +223,33 @@ class _Emitter:
         from ..funcorder import prototypes
 
         return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
+
+    def signature_strings(self, order: list[Function]) -> None:
+        """The signature strings come first in .strtab (funcorder.signature_strings: the
+        .nv.prototype ones, the address-taken functions' and the .callprototype ones, last
+        created first); ptxas writes them whether or not .nv.prototype is kept."""
+        from ..funcorder import signature_strings
+
+        if self.rel or self.debug:
+            ptx = [_ptx_function(f) for f in self.m.functions]
+            for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
+                self.obj.strtab.add(text)
+
+    def address_taken_symbols(self) -> None:
+        """-c: the address-taken functions that have no symbol yet get their local or weak one
+        right after the first function's .nv.info (and, for a kernel, its reserved-SMEM and
+        UDT/UFT symbols), in G order; their global names still come with the other globals
+        (ptxas, -c, every target: tests/probes_fp)."""
+        if not self.rel or self.debug:
+            return
+        from ..funcorder import g_order
+
+        taken = {t for f in self.m.functions for t in f.address_taken}
+        for name in g_order([_ptx_function(f) for f in self.m.functions]):
+            fn = self.functions[name]
+            if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
+                info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
+                self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
 
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
@@ -270,10 +303,7 @@ class _Emitter:
             obj.e_type = ET_REL
         order = self.function_order()
         protos = self.prototypes(order)
-        # the signature strings come first in .strtab, in reverse declaration order
-        declared = {f.name: i for i, f in enumerate(m.functions)}
-        for proto in sorted(protos, key=lambda p: -declared.get(p.symbol, 0)):
-            obj.strtab.add(proto.signature)
+        self.signature_strings(order)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
         strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
         self.symtab = self.section(".symtab", SHT_SYMTAB, addralign=8, entsize=24, role=Role.SYMTAB)
@@ -295,7 +325,7 @@ class _Emitter:
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
                     self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
-            elif fn.linkage == "weak" and not fn.is_kernel:
+            elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
                 self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
@@ -310,6 +340,8 @@ class _Emitter:
                     self.first_function_symbols()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
+            if i == 0:
+                self.address_taken_symbols()
             for callee, offset, size in fn.inlined:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
@@ -365,7 +397,8 @@ class _Emitter:
             for r in fn.relocations:
                 # an undefined function gets its GLOBAL symbol after the first function naming it
                 target = self.functions.get(r.symbol) if r.symbol else None
-                if r.symbol and r.symbol not in externs_done and (target is None or target.linkage == "extern"):
+                # (a name no function has, such as __UFT_OFFSET of an indirect call, is not one)
+                if r.symbol and r.symbol not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(r.symbol)
                     if r.symbol not in self.func_symbols:
                         self.func_symbols[r.symbol] = obj.add_symbol(Symbol(obj.strtab.add(r.symbol), _GLOBAL_FUNC, 0, None))

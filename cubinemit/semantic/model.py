@@ -156,9 +156,13 @@ class Function:
     #: every taking of a function's address, in order (cubinemit.funcorder.PtxFunction)
     address_taken: list[str] = attrs.field(factory=list)
     has_indirect_call: bool = False
-    #: PTX parameter and return types, [type, count or None] (for .nv.prototype signatures)
+    #: PTX parameter and return types, [type, count or None] (for .nv.prototype signatures
+    #: and the signatures of address-taken functions)
     params: list[list[object]] = attrs.field(factory=list)
     returns: list[list[object]] = attrs.field(factory=list)
+    #: the .callprototype signature of each indirect call, in code order (``#iii``: the
+    #: cubinemit.funcorder.signature form)
+    call_prototypes: list[str] = attrs.field(factory=list)
 
 
 @attrs.define
