@@ -6,9 +6,10 @@ rules derive (.nv.info records, notes, banks, Mercury clones) are filled by the 
 module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
-relocatable (-c) and -g builds, with their debug payloads, on every family (the sm_100+
-Mercury tail included), address taking and indirect calls included. Data objects and -g -c
-raise NotImplementedError naming what is missing.
+relocatable (-c), -g and -g -c builds, with their debug payloads, on every family (the sm_100+
+Mercury tail included), address taking and indirect calls included. Data objects raise
+NotImplementedError naming what is missing. -g -c is -g's function order and debug sections
+with -c's section types, UDT/UFT symbols and parameter-bank symbols (measured on every probe).
 """
 
 from __future__ import annotations
@@ -154,9 +155,10 @@ class _Emitter:
 
     # -- the sequence --------------------------------------------------------------------------
     def text_relocations(self, fn: Function, text: Section) -> None:
-        """Relocation sections of .text.<f>. Relocatable output keeps the relocations: ptxas asks
-        for .rela then .rel, keeping each that has entries (below sm_90 both can). Whole-program
-        output resolves them and keeps an empty .rela from sm_90 on (.rel is asked first)."""
+        """Relocation sections of .text.<f>. Relocatable and -g output keep the relocations:
+        ptxas asks for .rela and .rel in the order below, keeping each that has entries (below
+        sm_90 both can). Whole-program output resolves them and keeps an empty .rela from sm_90
+        on (.rel is asked first)."""
         if not fn.relocations and not fn.inlined:
             return
         if self.debug:
@@ -257,7 +259,7 @@ class _Emitter:
         in relocatable output (sm_90+)."""
         if self.family is Family.LEGACY:
             return
-        if self.debug:  # -g: the offset symbol only; sm_110 adds the section and its object
+        if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
             if self.war():
                 self.war_variable(self.reserved_section(facts(self.sm).reserved_smem_size))
@@ -265,6 +267,7 @@ class _Emitter:
         if not self.rel:
             self.reserved_smem()
             return
+        # relocatable output, -g or not (-g -c measured on every probe)
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
@@ -274,8 +277,8 @@ class _Emitter:
     def function_order(self) -> list[Function]:
         m = self.m
         if self.debug:
-            # -g: every function gets its .text: non-static ones in declaration order, then the
-            # static ones in declaration order
+            # -g (with or without -c): every function gets its .text: non-static ones in
+            # declaration order, then the static ones in declaration order
             defined = [f for f in m.functions if f.linkage not in ("extern",)]
             return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
         if self.rel:
@@ -294,8 +297,6 @@ class _Emitter:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
         self.debug = bool(m.options.get("debug"))
-        if self.rel and self.debug:
-            raise NotImplementedError("the emitter does not cover -g -c builds yet")
         if m.data:
             raise NotImplementedError("the emitter does not place data objects yet")
         self.mode = m.ordering_mode()
