@@ -11,6 +11,7 @@ module derives what ptxas 13.0.88 does with it:
   orders ``.nv.callgraph``, ``.nv.prototype`` and, split into local/weak and global, ``.symtab``;
 * :func:`callgraph`: the four lists of ``.nv.callgraph``;
 * :func:`prototypes`: the entries of ``.nv.prototype`` with their signature strings;
+* :func:`signature_strings`: the signature strings at the head of ``.strtab``;
 * :func:`declaration_order_from`: the inverse, a declaration order that makes
   :func:`function_order` give the order found in a cubin.
 
@@ -68,6 +69,11 @@ empty):
    symbol creation order, targets in the taker's order: every taking in EXEC ``-g`` builds,
    each target once at its last taking in relocatable builds (that is the code order of
    optimized code; for plain ``mov``/use sequences it is the PTX order).
+
+Each mark of lists 2 and 3 carries the ``.strtab`` offset of a signature: an address-taken
+function's own, and for an indirect caller one mark per call site with its ``.callprototype``'s
+(:func:`callgraph`). Those strings stand at the head of ``.strtab`` with the ``.nv.prototype``
+ones (:func:`signature_strings`).
 
 ``.nv.prototype`` (``-c`` only): every non-kernel visible or weak function (called or not) and
 every called extern, except address-taken functions, plus the builtins where they are weak
@@ -213,7 +219,10 @@ class PtxFunction:
     order: its own takings and the contents of every table it references, whether the table's
     takings went to it or not; it orders *X* only, and defaults to ``address_taken``. Code order
     is the order of the final code (after scheduling), which the PTX order only approximates. ``params`` and
-    ``returns``: only needed for :func:`prototypes` (builtins use :data:`BUILTIN_SIGNATURE`).
+    ``returns``: only needed for :func:`prototypes` and for address-taken functions (builtins
+    use :data:`BUILTIN_SIGNATURE`). ``call_prototypes``: the signature (as :func:`signature`
+    writes it) of each indirect call's ``.callprototype``, one per call site in code order;
+    empty with ``has_indirect_call`` stands for calls whose prototypes are not known.
     """
 
     name: str
@@ -226,6 +235,7 @@ class PtxFunction:
     address_uses: tuple[str, ...] = attrs.field(default=(), converter=_names)
     params: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     returns: tuple[Param, ...] = attrs.field(default=(), converter=_params)
+    call_prototypes: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
     @property
     def is_static(self) -> bool:
@@ -487,8 +497,19 @@ def _check_order(table: dict[str, PtxFunction], mode: Mode, order: Sequence[str]
         raise ModelError(f"order does not list each function with a .text once (missing {missing}, extra {extra})")
 
 
-def callgraph(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]) -> CallGraph:
-    """The four lists of ``.nv.callgraph`` as ptxas writes them."""
+def callgraph(
+    functions: Sequence[PtxFunction],
+    mode: Mode,
+    order: Sequence[str],
+    *,
+    string_offset: Callable[[str], int] | None = None,
+    sm: int = 75,
+) -> CallGraph:
+    """The four lists of ``.nv.callgraph`` as ptxas writes them.
+
+    A mark's value is the ``.strtab`` offset of a signature (``string_offset``; 1 without it):
+    an address-taken function's own signature, and for an indirect caller one mark per call
+    site (:attr:`PtxFunction.call_prototypes`) with its ``.callprototype``'s signature."""
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
     if mode.whole_program:
@@ -502,12 +523,41 @@ def callgraph(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]
         seq = table[name].address_taken
         return _last(seq) if mode.relocatable else list(seq)
 
+    def offset(text: str) -> int:
+        return string_offset(text) if string_offset is not None else 1
+
+    def indirect(name: str) -> list[FunctionMark]:
+        protos = table[name].call_prototypes
+        if not protos:
+            return [FunctionMark(name)] if table[name].has_indirect_call else []
+        return [FunctionMark(name, offset(p)) for p in protos]
+
     return CallGraph(
         calls,
-        [FunctionMark(n) for n in created if n in taken],
-        [FunctionMark(n) for n in defined_callers if table[n].has_indirect_call],
+        [FunctionMark(n, offset(signature(table[n], sm)) if string_offset else 1) for n in created if n in taken],
+        [m for n in defined_callers for m in indirect(n)],
         [CallEdge(n, t) for n in defined_callers for t in takes(n)],
     )
+
+
+def signature_strings(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str], sm: int) -> list[str]:
+    """The signature strings ptxas puts at the head of ``.strtab`` (before ``.shstrtab``), in
+    ``.strtab`` order, each once.
+
+    ptxas creates them in three groups and writes them last-created first (measured on every
+    target, -c and -g, tests/probes_fp): the ``.nv.prototype`` signatures in declaration
+    order; the signature of every address-taken function in *X* order (even though
+    ``.nv.prototype`` leaves those functions out); then the ``.callprototype`` signature of
+    every indirect call, functions in the depth-first order of relocatable builds whatever
+    the mode (``-g`` too, where the ``.text`` order differs), call sites in code order."""
+    table = _table(functions)
+    declared = {f.name: i for i, f in enumerate(functions)}
+    created = [p.signature for p in sorted(prototypes(functions, mode, order, sm), key=lambda p: declared[p.symbol])]
+    if mode.whole_program:
+        return list(dict.fromkeys(reversed(created)))
+    created += [signature(table[n], sm) for n in address_taken_order(functions)]
+    created += [p for n in _dfs_order(functions, table) for p in table[n].call_prototypes]
+    return list(dict.fromkeys(reversed(created)))
 
 
 def signature(function: PtxFunction, sm: int) -> str:

@@ -37,6 +37,13 @@ def corpus(ptxas_ok: None) -> dict[tuple[str, str, str], Path]:
 
 
 @pytest.fixture(scope="session")
+def semantic_corpus(corpus: dict[tuple[str, str, str], Path]) -> dict[tuple[str, str, str], Path]:
+    """The corpus plus the semantic-only modes (MANIFEST.toml ``[semantic]``), compiled once."""
+    extra = [job for job in probes_manifest.semantic_jobs() if (job[0].stem, job[1], job[2]) not in corpus]
+    return {**corpus, **oracle.compile_many(extra)}
+
+
+@pytest.fixture(scope="session")
 def cubin(ptxas_ok: None):  # type: ignore[no-untyped-def]
     """``cubin(probe, target, mode) -> bytes`` for one probe (compiled on demand, cached)."""
 

@@ -19,6 +19,7 @@ def manifest() -> dict:
     with open(PROBES / "MANIFEST.toml", "rb") as fh:
         data = tomllib.load(fh)
     assert all(MODES.get(k) == v for k, v in data["modes"].items()), "MANIFEST.toml modes disagree with tests/oracle.py"
+    assert all(m in MODES for m in data["semantic"]["modes"]), "MANIFEST.toml [semantic] names a mode tests/oracle.py lacks"
     return data
 
 
@@ -37,3 +38,13 @@ def matrix() -> list[tuple[str, str, str]]:
 
 def matrix_jobs() -> list[tuple[Path, str, str]]:
     return [(PROBES / f"{name}.ptx", t, m) for name, t, m in matrix()]
+
+
+def semantic_matrix() -> list[tuple[str, str, str]]:
+    """:func:`matrix` plus every probe and target in the semantic-only modes (``[semantic]``)."""
+    extra = [(p["name"], t, m) for p in probes() for t in targets() for m in manifest()["semantic"]["modes"]]
+    return matrix() + extra
+
+
+def semantic_jobs() -> list[tuple[Path, str, str]]:
+    return [(PROBES / f"{name}.ptx", t, m) for name, t, m in semantic_matrix()]

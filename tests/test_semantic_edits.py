@@ -44,6 +44,30 @@ def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
     assert build(module) == want
 
 
+@pytest.mark.parametrize("target", TARGETS + ("sm_110",))
+@pytest.mark.parametrize("probe, kernel", [("func_calls", "k_chain"), ("kernels_three", "k_three"), ("malloc_free", "_Z6k_freePPi")])
+def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, probe, kernel):
+    """-c: .debug_frame CIE pointers are relocation addends (kept spacing, REL for the first
+    CIE below sm_90); static functions nothing calls stay, an extern goes with its last caller."""
+    text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, probe, text, target, "c")))
+    module.remove_function(kernel)
+    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    want = _compile(tmp_path / "edited", probe, text[: cut.start()] + "\n" + text[cut.end() :], target, "c")
+    assert build(module) == want
+
+
+def test_remove_refuses_the_last_kernel_and_line_rows(cubin):
+    module = decompose(read_cubin(cubin("recursion", "sm_90", "c")))
+    with pytest.raises(ModelError, match="last kernel"):
+        module.remove_function("_Z5k_fibPii")
+    module = decompose(read_cubin(cubin("func_calls", "sm_90", "g")))
+    with pytest.raises(ModelError, match="not removable"):
+        module.remove_function("k_chain")
+    assert [f.name for f in module.functions] == [f.name for f in decompose(read_cubin(cubin("func_calls", "sm_90", "g"))).functions]
+
+
 def test_remove_refuses_a_called_function(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "c")))
     with pytest.raises(ModelError, match="not supported yet|calls it"):

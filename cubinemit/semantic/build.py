@@ -73,18 +73,18 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
         if bank is not None:
             lay = param_layout(module.target, ff)
             bank.data = bytes(lay.base + lay.size)
+    strtab, offsets = obj.strtab.layout()
+    by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
         emitter_mode = module.ordering_mode()
-        cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts])
+        cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:
         from ..funcorder import prototypes
 
         entries = prototypes([_ptx_function(f) for f in module.functions], module.ordering_mode(), [f.name for f in texts], module.sm)
-        strtab, offsets = obj.strtab.layout()
-        by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
         proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
     action = obj.find_section(".nv.rel.action")
     if action is not None:

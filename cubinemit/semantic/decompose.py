@@ -87,6 +87,14 @@ def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]
     return params, ([] if ret[0] == "v" else [ret])
 
 
+def _signature_at(string_at, strtab: bytes, offset: int) -> str | None:  # type: ignore[no-untyped-def]
+    """The signature string at ``offset`` of .strtab, or None when none starts there."""
+    if not 0 < offset < len(strtab):
+        return None
+    text = string_at(offset)
+    return text if text.startswith("#") else None
+
+
 def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
     declaration order that makes ptxas's function order come out as in the cubin."""
@@ -117,12 +125,21 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         for edge in edges:
             if edge.caller in by_name and edge.callee not in by_name[edge.caller].calls:
                 by_name[edge.caller].calls.append(edge.callee)
+        # a mark's value is the .strtab offset of a signature: an indirect caller has one mark
+        # per call site (its .callprototype), an address-taken function its own signature
         for mark in graph.indirect_callers:
             if mark.function in by_name:
                 by_name[mark.function].has_indirect_call = True
+                text = _signature_at(string_at, strtab, mark.value)
+                if text is not None:
+                    by_name[mark.function].call_prototypes.append(text)
         for edge in graph.indirect_targets:
             if edge.caller in by_name:
                 by_name[edge.caller].address_taken.append(edge.callee)
+        for mark in graph.address_taken:
+            text = _signature_at(string_at, strtab, mark.value)
+            if mark.function in by_name and text is not None:
+                by_name[mark.function].params, by_name[mark.function].returns = _parse_signature(text)
     for proto in protos:
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
@@ -153,6 +170,7 @@ def _ptx_function(f: Function) -> PtxFunction:
         calls=f.calls,
         address_taken=f.address_taken,
         has_indirect_call=f.has_indirect_call,
+        call_prototypes=f.call_prototypes,
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
     )

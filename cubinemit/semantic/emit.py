@@ -7,12 +7,12 @@ module owns the structure.
 
 Covered: modules of kernels and device functions in whole-program (default, -O0, -lineinfo),
 relocatable (-c), -g and -g -c builds (PTX with ``.target ..., debug`` from nvcc -G acts as -g
-in every mode), with their debug payloads (line tables, register maps, and the DWARF of nvcc
--G/-lineinfo PTX: .debug_info/.debug_abbrev/.debug_loc/.debug_macinfo/.debug_str), their
-compiler constants (.nv.constant2.<f>: jump tables, FP64 literals, function-address tables) and
-module .global/.const data, on every family (the sm_100+ Mercury tail included). Shared data
-objects and address-taking in relocatable
-builds raise NotImplementedError naming what is missing.
+in every mode; -g -c is -g's function order and debug sections with -c's section types,
+UDT/UFT symbols and parameter-bank symbols), with their debug payloads (line tables, register
+maps, and the DWARF of nvcc -G/-lineinfo PTX), address taking and indirect calls, compiler
+constants (.nv.constant2.<f>: jump tables, FP64 literals, function-address tables) and module
+.global/.const data, on every family (the sm_100+ Mercury tail included). Shared data objects
+raise NotImplementedError naming what is missing.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class _Emitter:
         self.data_sections: dict[str, Section] = {}  # module data sections by final name
         self.data_symbols: dict[str, Symbol] = {}
         self.plan: DataPlan | None = None
+        self.walked = False  # the visible variables' sections are made
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
         self.banks2: dict[str, Section] = {}
 
@@ -128,7 +129,9 @@ class _Emitter:
         reserved = self.reserved_section(f.reserved_smem_size)
         alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
         self.obj.add_symbol(alias)
-        self.extern_slots()  # before sm_110's workaround object (measured on printf, sm_110)
+        # the extern-function slots and the visible variables come before sm_110's workaround
+        # object, the other variables after it (printf, global_vars, mix probes on sm_110)
+        self.visible_walk()
         self.war_variable(reserved)
 
     def war(self) -> bool:
@@ -203,24 +206,21 @@ class _Emitter:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
             return
-        # ptxas makes a relocation section when it emits the first relocation of its kind,
-        # walking the code in offset order. A relocation against the function itself (a return
-        # address) is of the RELA kind, any other of the REL kind (REL entries below sm_90; from
-        # sm_90 on every entry is RELA and the .rel name is dropped again). Resolved ones still
-        # make their section, which is then dropped. Measured on the call, recursion, printf,
-        # constant and data-address probes in -c, -g and whole-program builds.
+        # ptxas asks for a relocation section when it makes the first relocation of its kind,
+        # in code order: a return address (against the function itself) starts RELA, every
+        # other one (call target, address taking, data address, __UFT_OFFSET) starts REL and
+        # may be turned RELA later, which asks for .rela then (from sm_90 on every entry ends
+        # RELA). Relocations ptxas resolves itself still ask: they come first. Empty sections
+        # are dropped. Measured on every -c/-g probe, tests/probes_fp (an address taken before
+        # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
-        kinds: list[str] = [".rel"] if resolved else []
-        for r in sorted(fn.relocations, key=lambda r: r.offset):
-            kind = (".rel" if r.addend is None else ".rela") if legacy else (".rela" if r.symbol == fn.name else ".rel")
-            if kind not in kinds:
-                kinds.append(kind)
-        rel, rela = _split(fn.relocations) if legacy else ([], fn.relocations)
-        entries: dict[str, list[Relocation] | None] = {".rel": rel or None, ".rela": rela or None}
-        if not legacy and ".rela" not in kinds:
-            kinds.append(".rela")  # the entries themselves
-        asks = [(k, entries[k]) for k in kinds]
-        self.ask_relocations(text, asks)
+        rel, rela = _split(fn.relocations)
+        kinds = [".rel"] if resolved else []
+        kinds += [".rela" if r.symbol == fn.name else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
+        if (rela and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
+            kinds.append(".rela")
+        entries = {".rel": rel or None, ".rela": rela or None}
+        self.ask_relocations(text, [(k, entries[k]) for k in dict.fromkeys(kinds)])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section) -> Section | None:
@@ -389,6 +389,33 @@ class _Emitter:
 
         return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
 
+    def signature_strings(self, order: list[Function]) -> None:
+        """The signature strings come first in .strtab (funcorder.signature_strings: the
+        .nv.prototype ones, the address-taken functions' and the .callprototype ones, last
+        created first); ptxas writes them whether or not .nv.prototype is kept."""
+        from ..funcorder import signature_strings
+
+        if self.rel or self.debug:
+            ptx = [_ptx_function(f) for f in self.m.functions]
+            for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
+                self.obj.strtab.add(text)
+
+    def address_taken_symbols(self) -> None:
+        """-c: the address-taken functions that have no symbol yet get their local or weak one
+        right after the first function's .nv.info (and, for a kernel, its reserved-SMEM and
+        UDT/UFT symbols), in G order; their global names still come with the other globals
+        (ptxas, -c, every target: tests/probes_fp)."""
+        if not self.rel or self.debug:
+            return
+        from ..funcorder import g_order
+
+        taken = {t for f in self.m.functions for t in f.address_taken}
+        for name in g_order([_ptx_function(f) for f in self.m.functions]):
+            fn = self.functions[name]
+            if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
+                info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
+                self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
+
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
@@ -402,18 +429,34 @@ class _Emitter:
         non-visible variable gets its LOCAL symbol now. Whole program: .nv.constant4 comes
         first when the first function calls an extern function, else right after the first
         .global variable."""
+        self.visible_walk()
         p = self.plan
         if p is None:
             return
-        self.extern_slots()
-        rel = self.rel
         for v in p.walk():
-            name = section_of(v)
-            self.data_section(name)
             if v.linkage != "visible":
-                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if rel else 0x01, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
-            if v.space == "global" and p.constant4:
-                self.data_section(CONSTANT4)
+                name = section_of(v)
+                self.data_section(name)
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
+                self.place(v)  # .nv.constant4 after the first .global variable's symbol
+
+    def visible_walk(self) -> None:
+        """The extern-function slots, then the sections of the visible variables (their
+        symbols are named with the GLOBAL ones); once."""
+        p = self.plan
+        if p is None or self.walked:
+            return
+        self.walked = True
+        self.extern_slots()
+        for v in p.walk():
+            if v.linkage == "visible":
+                self.place(v)
+
+    def place(self, v: DataObject) -> None:
+        """Make ``v``'s section if needed, and .nv.constant4 after the first .global variable."""
+        self.data_section(section_of(v))
+        if v.space == "global" and self.plan is not None and self.plan.constant4:
+            self.data_section(CONSTANT4)
 
     def extern_slots(self) -> None:
         """Whole program: when the first function calls an extern function, its address takes
@@ -525,22 +568,25 @@ class _Emitter:
         if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
             if self.war():
+                self.visible_walk()  # the visible variables' sections come first (sm_110)
                 self.war_variable(self.reserved_section(facts(self.sm).reserved_smem_size))
             return
         if not self.rel:
             self.reserved_smem()
             return
+        # relocatable output, -g or not (-g -c measured on every probe)
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
         if self.war():  # relocatable sm_110: the object's 0x80 bytes only
+            self.visible_walk()  # the visible variables' sections come first (sm_110)
             self.war_variable(self.reserved_section(0x80))
 
     def function_order(self) -> list[Function]:
         m = self.m
         if self.debug:
-            # -g: every function gets its .text: non-static ones in declaration order, then the
-            # static ones in declaration order
+            # -g (with or without -c): every function gets its .text: non-static ones in
+            # declaration order, then the static ones in declaration order
             defined = [f for f in m.functions if f.linkage not in ("extern",)]
             return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
         if self.rel:
@@ -565,10 +611,7 @@ class _Emitter:
         order = self.function_order()
         self.plan = plan_data(m, [f.name for f in order])
         protos = self.prototypes(order)
-        # the signature strings come first in .strtab, in reverse declaration order
-        declared = {f.name: i for i, f in enumerate(m.functions)}
-        for proto in sorted(protos, key=lambda p: -declared.get(p.symbol, 0)):
-            obj.strtab.add(proto.signature)
+        self.signature_strings(order)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
         strtab = self.section(".strtab", SHT_STRTAB, role=Role.STRTAB)
         self.symtab = self.section(".symtab", SHT_SYMTAB, addralign=8, entsize=24, role=Role.SYMTAB)
@@ -590,7 +633,7 @@ class _Emitter:
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
                     self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
-            elif fn.linkage == "weak" and not fn.is_kernel:
+            elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
                 self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
@@ -605,6 +648,8 @@ class _Emitter:
                     self.first_function_symbols()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
+            if i == 0:
+                self.address_taken_symbols()
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
             for callee, offset, size in fn.inlined:
@@ -663,11 +708,12 @@ class _Emitter:
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             # an undefined function gets its GLOBAL symbol after the first function naming it (a
-            # relocation, or in whole-program output a call resolved through .nv.constant4)
+            # relocation, or in whole-program output a call resolved through .nv.constant4); a
+            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one
             named = [r.symbol for r in fn.relocations if r.symbol] + self.extern_calls(fn)
             for ref in named:
                 target = self.functions.get(ref)
-                if ref not in externs_done and (target is None or target.linkage == "extern") and ref not in self.data_symbols:
+                if ref not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(ref)
                     if ref not in self.func_symbols:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))

@@ -65,10 +65,22 @@ def _prune_frame(frame: DebugSection, gone: set[str], module: Module) -> None:
                 owner[off] = r.symbol
             if not is_cie and r.offset == off + 12 and r.symbol == ".debug_frame":
                 cie_reloc[off] = r
+    # relocatable output: a CIE pointer is the addend of a relocation against .debug_frame
+    # (the REL one of the first FDE keeps it in the data: 0). ptxas does not always write the
+    # CIE's offset there (sm_90+ -c: each CIE+FDE pair counts rounded up to 16 bytes), but the
+    # pointers rise with the CIEs: the n-th smallest names the n-th CIE
+    def pointer_of(r: Relocation) -> int:
+        return r.addend if r.addend is not None else 0
+
+    steps = sorted({pointer_of(r) for r in cie_reloc.values()})
+    cies = [off for off, _, is_cie, _ in entries if is_cie]
+    if cie_reloc and len(steps) != len(cies):
+        raise ModelError(f".debug_frame: {len(steps)} CIE pointers for {len(cies)} CIEs")
+    cie_at = dict(zip(steps, cies))
     cie_of: dict[int, int] = {}
     for off, size, is_cie, pointer in entries:
         if not is_cie:
-            cie_of[off] = (cie_reloc[off].addend or 0) if off in cie_reloc else pointer
+            cie_of[off] = cie_at[pointer_of(cie_reloc[off])] if off in cie_reloc else pointer
     kept_fdes = [off for off, _, is_cie, _ in entries if not is_cie and owner.get(off) not in gone]
     live_cies = {cie_of[off] for off in kept_fdes}
     keep = [e for e in entries if (e[2] and e[0] in live_cies) or (not e[2] and e[0] in kept_fdes)]
@@ -80,12 +92,21 @@ def _prune_frame(frame: DebugSection, gone: set[str], module: Module) -> None:
         if not is_cie and off not in cie_reloc:  # executables store the CIE offset itself
             new = moved[off]
             out[new + 12 : new + 20] = moved[cie_of[off]].to_bytes(8, "little")
+    # the kept CIE pointers keep the spacing they had: a kept CIE's new pointer is the sum of
+    # the pointer steps of the kept CIEs before it
+    step_of = {a: (steps[i + 1] - a if i + 1 < len(steps) else 0) for i, a in enumerate(steps)}
+    kept_steps = [a for a in steps if cie_at[a] in live_cies]
+    new_pointer = {a: sum(step_of[b] for b in kept_steps if b < a) for a in kept_steps}
+    zero_is_rel = any(r.addend is None for r in cie_reloc.values())
     relocs = []
     for r in frame.relocations:
         base = next((off for off, size, _, _ in keep if off <= r.offset < off + size), None)
         if base is None:
             continue
-        addend = moved[r.addend] if r in cie_reloc.values() and r.addend is not None else r.addend
+        addend = new_pointer[r.addend] if r in cie_reloc.values() and r.addend is not None else r.addend
+        if r in cie_reloc.values() and addend == 0 and zero_is_rel:
+            # below sm_90 ptxas writes the pointer to the first CIE as REL (0 in the data)
+            addend = None
         relocs.append(Relocation(moved[base] + r.offset - base, r.type, r.symbol, addend))
     frame.data, frame.relocations = bytes(out), relocs
     ordinal = {old: new for new, old in enumerate(off for off, _, is_cie, _ in keep if not is_cie)}
@@ -156,9 +177,13 @@ class Function:
     #: every taking of a function's address, in order (cubinemit.funcorder.PtxFunction)
     address_taken: list[str] = attrs.field(factory=list)
     has_indirect_call: bool = False
-    #: PTX parameter and return types, [type, count or None] (for .nv.prototype signatures)
+    #: PTX parameter and return types, [type, count or None] (for .nv.prototype signatures
+    #: and the signatures of address-taken functions)
     params: list[list[object]] = attrs.field(factory=list)
     returns: list[list[object]] = attrs.field(factory=list)
+    #: the .callprototype signature of each indirect call, in code order (``#iii``: the
+    #: cubinemit.funcorder.signature form)
+    call_prototypes: list[str] = attrs.field(factory=list)
 
 
 @attrs.define
@@ -271,31 +296,44 @@ class Module:
 
     def remove_function(self, name: str) -> None:
         """Remove a function and what only it needed: device functions no other function calls
-        or has inlined, their call-graph edges and facts. A function still called by another
-        one cannot be removed (ModelError names the caller)."""
+        or has inlined (in -c builds only externs and builtins: ptxas compiles every defined
+        function there), their call-graph edges and facts, their .debug_frame entries. A
+        function still called by another one cannot be removed (ModelError names the caller);
+        neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c)."""
         victim = self.function(name)
-        if self.options.get("compile_only") or self.device_debug:
-            # relocatable and -g .debug_frame tie CIE pointers to a layout not modelled yet
-            raise ModelError(f"cannot remove {name!r}: removing functions from -c or -g modules is not supported yet")
+        if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
+            # a module left without kernels is laid out differently (-c: an uncalled first
+            # function's symbol comes after the reserved-SMEM ones; module .nv.info records
+            # change): not modelled yet
+            raise ModelError(f"cannot remove {name!r}: removing the last kernel is not supported yet")
         for f in self.functions:
             if f is not victim and (name in f.calls or any(r.symbol == name for r in f.relocations)):
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} calls it")
-        gone = {name}
-        self.functions.remove(victim)
-        while True:  # callees nothing reaches any more
-            used = {c for f in self.functions for c in f.calls} | {n for f in self.functions for n, _, _ in f.inlined}
-            used |= {r.symbol for f in self.functions for r in f.relocations if r.symbol}
-            orphans = [f for f in self.functions if not f.is_kernel and f.linkage in ("static", "extern", "builtin") and f.name not in used]
-            if not orphans:
-                break
-            for f in orphans:
-                gone.add(f.name)
-                self.functions.remove(f)
+        # callees nothing reaches any more go too: keep what the kernels and the visible and
+        # weak functions reach through calls, inlined copies and relocations (a recursive
+        # function reaching itself does not keep itself). Relocatable and -g builds compile
+        # every defined function, static ones nothing calls included (ptxas -c, measured on
+        # func_calls and recursion): there only externs and builtins go with their last caller
+        rest = {f.name: f for f in self.functions if f is not victim}
+        every = bool(self.options.get("compile_only") or self.options.get("debug"))
+        roots = ("visible", "weak", "static") if every else ("visible", "weak")
+        reached = [n for n, f in rest.items() if f.is_kernel or f.linkage in roots]
+        seen = set(reached)
+        while reached:
+            f = rest[reached.pop()]
+            for n in [*f.calls, *(c for c, _, _ in f.inlined), *(r.symbol for r in f.relocations if r.symbol)]:
+                if n in rest and n not in seen:
+                    seen.add(n)
+                    reached.append(n)
+        kept = [f for f in self.functions if f.name in seen]
+        gone = {f.name for f in self.functions} - seen
+        for dbg in self.debug:  # refuse before changing anything
+            if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
+                raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         for dbg in self.debug:
             if dbg.name == ".debug_frame":
                 _prune_frame(dbg, gone, self)
-            elif any(r.symbol in gone for r in dbg.relocations):
-                raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
+        self.functions = kept
         self.data = [d for d in self.data if not d.users or set(d.users) - gone]
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
