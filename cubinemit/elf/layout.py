@@ -354,11 +354,13 @@ def _program_headers(
         start = offsets[id(sections[0])]
         filesz = max(offsets[id(s)] + (0 if s.nobits else size_of(s)) for s in sections) - start
         # memory image: sections stacked at their alignment, each taking its size (measured on
-        # 6,300 segments; a .nv.global.init is not rounded up to its own alignment: 85 bytes of
-        # alignment 64 followed by a .nv.global of alignment 32 take 96)
+        # 7,750 segments; a .nv.global.init is not rounded up to its own alignment: 85 bytes of
+        # alignment 64 followed by a .nv.global of alignment 32 take 96); sm_110 places NOBITS
+        # sections at 16 bytes at least (arch fact nobits_memory_align)
+        nobits_align = facts(obj.sm).nobits_memory_align
         pos = start
         for s in sections:
-            pos = align_up(pos, s.addralign) + size_of(s)
+            pos = align_up(pos, max(s.addralign, nobits_align) if s.nobits else s.addralign) + size_of(s)
         return Phdr(PT_LOAD, flags, start, 0, 0, filesz, pos - start, 8)
 
     if facts(obj.sm).phdr_style == "hopper":

@@ -288,6 +288,39 @@ class Module:
 
         return from_spec(obj)
 
+    # --- builder methods ----------------------------------------------------------------------
+    def add_kernel(self, name: str, sass: bytes, **fields: object) -> Function:
+        """Append a kernel (``.entry``) in declaration order; ``fields`` are further
+        :class:`Function` fields (relocations, facts, calls...)."""
+        return self._add_function(Function(name, is_kernel=True, sass=sass, **fields))  # type: ignore[arg-type]
+
+    def add_function(self, name: str, sass: bytes = b"", *, linkage: str = "static", **fields: object) -> Function:
+        """Append a device function (``.func``); ``linkage="extern"`` declares one defined
+        elsewhere (no SASS)."""
+        return self._add_function(Function(name, linkage=linkage, sass=sass, **fields))  # type: ignore[arg-type]
+
+    def _add_function(self, fn: Function) -> Function:
+        if any(f.name == fn.name for f in self.functions):
+            raise ModelError(f"function {fn.name!r} is defined twice")
+        self.functions.append(fn)
+        return fn
+
+    def add_global(self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, relocations: list[Relocation] | None = None) -> DataObject:
+        """Append a module ``.global`` variable (``init`` None: uninitialised, in .nv.global)."""
+        return self._add_data(DataObject(name, "global", size, align, init, "visible" if visible else "static", relocations=list(relocations or ())))
+
+    def add_constant(self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, relocations: list[Relocation] | None = None) -> DataObject:
+        """Append a module ``.const`` variable (``__constant__``; zero-filled without ``init``)."""
+        return self._add_data(DataObject(name, "const", size, align, init if init is not None else bytes(size), "visible" if visible else "static", relocations=list(relocations or ())))
+
+    def _add_data(self, obj: DataObject) -> DataObject:
+        if obj.size < 1 or obj.align < 1 or obj.align & (obj.align - 1):
+            raise ModelError(f"data object {obj.name!r}: size {obj.size} and alignment {obj.align} must be positive, the alignment a power of two")
+        if any(d.name == obj.name for d in self.data) or any(f.name == obj.name for f in self.functions):
+            raise ModelError(f"data object {obj.name!r}: the name is taken")
+        self.data.append(obj)
+        return obj
+
     def function(self, name: str) -> Function:
         for f in self.functions:
             if f.name == name:
@@ -357,6 +390,9 @@ class Module:
             f.inlined = [(new if n == old else n, o, s) for n, o, s in f.inlined]
         for d in self.data:
             d.users = [new if u == old else u for u in d.users]
+            for r in d.relocations:
+                if r.symbol == old:
+                    r.symbol = new
         for dbg in self.debug:
             for r in dbg.relocations:
                 if r.symbol == old:
