@@ -22,9 +22,9 @@ The algorithm is the one nvlink's OCG-constant optimiser is described to use:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter
 
 import attrs
 
@@ -105,10 +105,13 @@ def _fail_names(names: Sequence[object]) -> None:
         seen.add(name)
 
 
-def _check_values(constants: Sequence[Constant], datas: list[bytes], aligns: list[int], relocs: list[tuple[ConstReloc, ...]]) -> None:
-    # cheap whole-list checks first; the per-constant walk only runs to name the culprit
-    if set(map(type, datas)) <= {bytes} and all(datas) and all(type(a) is int and is_pow2(a) for a in set(aligns)):  # noqa: E501
-        if not any(relocs) or all(0 <= r.offset < len(d) for d, rs in zip(datas, relocs) for r in rs):
+def _check_values(constants: Sequence[Constant], datas: list[bytes], aligns: list[int], relocs: list[tuple[ConstReloc, ...]] | None) -> None:
+    """ModelError naming the first unusable constant; ``relocs`` is None when no constant has any.
+
+    Cheap whole-list checks first (types over every item: a set of the values would take 4.0 or
+    True for 4 or 1); the per-constant walk only runs to name the culprit."""
+    if set(map(type, datas)) <= {bytes} and all(datas) and set(map(type, aligns)) <= {int} and all(map(is_pow2, set(aligns))):
+        if relocs is None or all(0 <= r.offset < len(d) for d, rs in zip(datas, relocs) if rs for r in rs):
             return
     for c in constants:
         if type(c.data) is not bytes or not c.data:
@@ -120,20 +123,19 @@ def _check_values(constants: Sequence[Constant], datas: list[bytes], aligns: lis
                 raise ModelError(f"constant {c.name!r}: relocation at {r.offset} lies outside its {len(c.data)} bytes")
 
 
-def _join(offsets: list[int], datas: list[bytes], keep: Iterable[int], size: int) -> bytes:
+def _plain_layout(aligns: list[int], datas: list[bytes], offsets: list[int]) -> bytes:
+    """Every constant appended at its alignment (the layout without aliases), writing
+    ``offsets``; returns the section bytes, collected in the same pass since it knows every gap."""
     parts: list[bytes] = []
-    pos = 0
-    zeros = bytes(256)
-    for i in keep:
-        off = offsets[i]
-        gap = off - pos
+    end = 0
+    for i, a, d in zip(range(len(datas)), aligns, datas):
+        gap = -end % a
         if gap:
-            parts.append(zeros[:gap] if gap <= 256 else bytes(gap))
-        data = datas[i]
-        parts.append(data)
-        pos = off + len(data)
-    if size > pos:
-        parts.append(bytes(size - pos))
+            parts.append(bytes(gap))
+            end += gap
+        offsets[i] = end
+        parts.append(d)
+        end += len(d)
     return b"".join(parts)
 
 
@@ -141,78 +143,75 @@ _SEARCHED = frozenset((*HASHED_WIDTHS, *COMPARED_WIDTHS))
 
 
 def deduplicate(constants: Sequence[Constant]) -> DedupResult:
-    """Lay ``constants`` out in one section, aliasing equal values (see the module doc)."""
+    """Lay ``constants`` out in one section, aliasing equal values (see the module doc).
+
+    A million constants are memory-bound, so each list is walked as few times as possible: the
+    fields are read once with ``attrgetter``, checked in bulk, and one loop does the table
+    look-up, the deduplicated layout with its bytes and the plain size it is compared with."""
     n = len(constants)
-    names = list(map(attrgetter("name"), constants))
+    names = tuple(map(attrgetter("name"), constants))
+    unique = set(names)
+    if len(unique) != n or set(map(type, names)) - {str} or "" in unique:
+        _fail_names(names)
+    del unique  # a million names: free them now, not at the end
     datas = list(map(attrgetter("data"), constants))
     aligns = list(map(attrgetter("align"), constants))
-    users = list(map(attrgetter("is_user"), constants))
-    relocs = list(map(attrgetter("relocs"), constants))
-    unique = set(names)
-    if len(unique) != n or set(map(type, unique)) - {str} or "" in unique:
-        _fail_names(names)
+    relocs = list(map(attrgetter("relocs"), constants)) if any(map(attrgetter("relocs"), constants)) else None
     _check_values(constants, datas, aligns, relocs)
-    widths = list(map(len, datas))
+    max_align = max(aligns, default=1)
 
-    # The value tables: each constant's key is its bytes (with its relocations, if any); widths
-    # that are neither hashed nor compared get a key of their own. ``first_of(key, i)`` gives the
-    # earliest constant with i's key: the one the tables hold when i is visited (a constant that
-    # could not alias it, for alignment or as a zero user constant, never replaces it).
-    keys: list[Hashable] = [(d, r) if r else d for d, r in zip(datas, relocs)] if any(relocs) else list(datas)
-    if not _SEARCHED.issuperset(widths):
-        for i in compress(range(n), map(not_, map(_SEARCHED.__contains__, widths))):
-            keys[i] = i  # an int key never equals a bytes or tuple key
+    # The value table maps each key (the bytes, with the relocations if any) to the first
+    # constant that had it, which is always placed; a constant that could not alias it never
+    # replaces it. Other widths are looked up too but never alias (their bytes can only equal
+    # a constant of the same unsearched width).
+    keys: Sequence[Hashable] = datas if relocs is None else [(d, r) if r else d for d, r in zip(datas, relocs)]
     table: dict[Hashable, int] = {}
-    first_of = table.setdefault
-    targets: list[int] = []
-
     offs = [0] * n
     aliased: list[int] = []
-    placed: list[int] = []
+    targets: list[int] = []
+    parts: list[bytes] = []  # the deduplicated section: placed data and the zero gaps
     cursor = original = 0
-    max_align = 1
-    for i in range(n):
-        a = aligns[i]
-        w = widths[i]
-        original = ((original + a - 1) & -a) + w
-        f = first_of(keys[i], i)
+    for i, key, d, a in zip(range(n), keys, datas, aligns):
+        w = len(d)
+        original += -original % a + w
+        f = table.setdefault(key, i)
         if f != i:
             hit = offs[f]
-            if not hit & (a - 1) and not (users[i] and not datas[i].strip(b"\0")):
+            # alias: the offset suits this alignment, the width is searched, and it is not a
+            # zero-valued user constant (the bytes test first: it needs no object look-up)
+            if not hit % a and w in _SEARCHED and (d.strip(b"\0") or not constants[i].is_user):
                 offs[i] = hit
                 aliased.append(i)
                 targets.append(f)
                 continue
-        cursor = (cursor + a - 1) & -a
+        gap = -cursor % a
+        if gap:
+            parts.append(bytes(gap))
+            cursor += gap
         offs[i] = cursor
-        placed.append(i)
+        parts.append(d)
         cursor += w
-    max_align = max(set(aligns), default=1)
+    del table, keys
 
     if cursor >= original:
         # No gain: ptxas/nvlink give the optimisation up ("didn't help") and keep the plain layout.
-        pos = 0
-        for i in range(n):
-            a = aligns[i]
-            pos = (pos + a - 1) & -a
-            offs[i] = pos
-            pos += widths[i]
-        plain = {(names[i], j): offs[i] + r.offset for i in range(n) if relocs[i] for j, r in enumerate(relocs[i])}
-        data = _join(offs, datas, range(n), original)
-        return DedupResult(data, tuple(names), tuple(offs), (), (), plain, (), original, original, max_align, True)
+        data = _plain_layout(aligns, datas, offs)
+        plain: dict[tuple[str, int], int] = {}
+        if relocs:
+            plain = {(names[i], j): offs[i] + r.offset for i in compress(range(n), relocs) for j, r in enumerate(relocs[i])}
+        return DedupResult(data, names, tuple(offs), (), (), plain, (), original, original, max_align, True)
 
     reloc_offsets: dict[tuple[str, int], int] = {}
     moved: list[MovedReloc] = []
-    if any(relocs):
-        pos = 0
+    if relocs:
+        old = [0] * n
+        _plain_layout(aligns, datas, old)
         is_alias = set(aliased)
-        for i in range(n):
-            a = aligns[i]
-            pos = (pos + a - 1) & -a
+        for i in compress(range(n), relocs):
+            name, new, pos = names[i], offs[i], old[i]
             for j, r in enumerate(relocs[i]):
-                reloc_offsets[(names[i], j)] = offs[i] + r.offset
+                reloc_offsets[(name, j)] = new + r.offset
                 if i in is_alias:
-                    moved.append(MovedReloc(names[i], r, pos + r.offset, offs[i] + r.offset))
-            pos += widths[i]
-    data = _join(offs, datas, placed, cursor)
-    return DedupResult(data, tuple(names), tuple(offs), tuple(aliased), tuple(targets), reloc_offsets, tuple(moved), cursor, original, max_align, False)
+                    moved.append(MovedReloc(name, r, pos + r.offset, new + r.offset))
+    data = b"".join(parts)
+    return DedupResult(data, names, tuple(offs), tuple(aliased), tuple(targets), reloc_offsets, tuple(moved), cursor, original, max_align, False)
