@@ -355,12 +355,16 @@ def _program_headers(
         filesz = max(offsets[id(s)] + (0 if s.nobits else size_of(s)) for s in sections) - start
         # memory image: sections stacked at their alignment, each taking its size (measured on
         # 7,750 segments; a .nv.global.init is not rounded up to its own alignment: 85 bytes of
-        # alignment 64 followed by a .nv.global of alignment 32 take 96); sm_110 places NOBITS
-        # sections at 16 bytes at least (arch fact nobits_memory_align)
-        nobits_align = facts(obj.sm).nobits_memory_align
+        # alignment 64 followed by a .nv.global of alignment 32 take 96); sm_110 starts the
+        # NOBITS part that follows file-backed bytes at 16 at least (arch fact
+        # nobits_start_align: 18 bytes of .nv.global.init put a .nv.global of alignment 4 at 32)
+        nobits_align = facts(obj.sm).nobits_start_align
         pos = start
+        file_backed = False
         for s in sections:
-            pos = align_up(pos, max(s.addralign, nobits_align) if s.nobits else s.addralign) + size_of(s)
+            boundary = s.nobits and file_backed  # the first NOBITS byte after the file's bytes
+            pos = align_up(pos, max(s.addralign, nobits_align) if boundary else s.addralign) + size_of(s)
+            file_backed = not s.nobits
         return Phdr(PT_LOAD, flags, start, 0, 0, filesz, pos - start, 8)
 
     if facts(obj.sm).phdr_style == "hopper":

@@ -20,8 +20,22 @@ from collections.abc import Sequence
 
 import attrs
 
-from ..alloc import ConstVar, GlobalVar, Mode, SectionLayout, constant4_order, layout_constant3, layout_globals
-from ..arch import Family, family_of
+from ..alloc import (
+    ConstVar,
+    GlobalVar,
+    Mode,
+    SectionLayout,
+    SharedFunction,
+    SharedLayout,
+    SharedModule,
+    SharedScope,
+    SharedVar,
+    constant4_order,
+    layout_constant3,
+    layout_globals,
+    layout_shared,
+)
+from ..arch import Family, facts, family_of
 from ..elf.constants import (
     SHF_ALLOC,
     SHF_WRITE,
@@ -32,7 +46,7 @@ from ..elf.constants import (
     SHT_PROGBITS,
 )
 from ..elf.constants import STB_GLOBAL, STB_LOCAL, STT_SECTION
-from ..elf.model import ElfObject
+from ..elf.model import ElfObject, Section
 from ..elf.order import symbol_order
 from ..errors import ModelError
 from .model import DataObject, Module, Relocation
@@ -225,3 +239,77 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
             layout = both.init if s.name == GLOBAL_INIT else both.uninit
         if dict(layout.offsets) != starts or layout.align != s.addralign:
             raise NotImplementedError(f"{s.name}: the layout of {', '.join(v.name for v in variables)} is not reproduced by ptxas's rule with any inferred alignment")
+
+
+# --- shared memory -------------------------------------------------------------------------------
+
+#: name of the synthetic per-kernel object of a decomposed whole-program module
+KERNEL_SHARED = "{kernel}$shared"
+#: name of the synthetic module extern of a decomposed whole-program module
+DYNAMIC_SHARED = "$dynamic_shared"
+
+
+def shared_layout(module: Module, sm: int) -> SharedLayout | None:
+    """The shared sections of the module (cubinemit.alloc.shared), or None without shared data."""
+    shared = [d for d in module.data if d.space == "shared"]
+    if not shared:
+        return None
+    scope = {"visible": SharedScope.VISIBLE, "extern": SharedScope.EXTERN}
+    variables = [SharedVar(d.name, d.size, d.align, scope.get(d.linkage, SharedScope.INTERNAL)) for d in shared if d.scope is None]
+    defined = {f.name for f in module.functions if f.linkage != "extern"}
+    functions = []
+    for f in module.functions:
+        if f.name not in defined:
+            continue
+        own = tuple(SharedVar(d.name, d.size, d.align) for d in shared if d.scope == f.name)
+        uses = frozenset(d.name for d in shared if f.name in d.users)
+        calls = tuple(dict.fromkeys(c for c in f.calls if c in defined))
+        functions.append(SharedFunction(f.name, kernel=f.is_kernel, shared=own, uses=uses, calls=calls))
+    return layout_shared(SharedModule(tuple(variables), tuple(functions)), sm, alloc_mode(module))
+
+
+def decompose_shared(obj: ElfObject, module: Module) -> None:
+    """Whole-program shared memory: ptxas privatises what each kernel reaches and keeps no
+    symbol, so a kernel's static shared memory is one object of its section's size past the
+    reserved base and of its alignment (what a backend that placed its own variables knows).
+    A kernel section of no static bytes exists only when the module declares extern (dynamic)
+    shared memory: then the module gets one extern object aligned like that section."""
+    sections = [s for s in obj.sections if not s.mercury and s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"]
+    debug = [s for s in obj.sections if not s.mercury and s.name == ".nv_debug.shared"]
+    if not sections and not debug:
+        return
+    if alloc_mode(module) is not Mode.WHOLE_PROGRAM or debug:
+        raise NotImplementedError(f"decomposing {(debug or sections)[0].name} of a -c or -g build is not implemented yet")
+    base = facts(obj.sm).shared_base
+    empty = []
+    for s in sections:
+        kernel = s.name[len(".nv.shared.") :]
+        size = s.nobits_size - base
+        if size < 0:
+            raise NotImplementedError(f"{s.name}: {s.nobits_size} bytes is below the reserved base {base:#x}")
+        if size == 0:
+            empty.append(s)
+            continue
+        module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=[kernel], scope=kernel))
+    if empty:
+        module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
+
+
+def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
+    """Kernels without static shared memory that use the dynamic area: from sm_90 on such a
+    kernel's resolved shared references leave an empty .rela.text.<k> (when it has no inlined
+    callees that would leave one anyway), and the first kernel that uses shared memory is
+    followed by .nv.reservedSmem.cap (or its tombstone). Below sm_90 the fact leaves no trace
+    in the bytes."""
+    names = {s.name[len(".nv.shared.") :] for s in empty}
+    live = {s.name for s in obj.sections if not s.mercury}
+    inlined = {y.section.name[len(".text.") :] for y in obj.symbols if y.name.startswith("$") and y.section is not None and y.section.name.startswith(".text.")}
+    users = [k for k in sorted(names) if f".rela.text.{k}" in live and k not in inlined]
+    current = None
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            current = y.section.name[len(".text.") :]
+        elif (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)) and current in names:
+            users.append(current)
+            break
+    return sorted(set(users))

@@ -56,7 +56,7 @@ def _relocations(section: Section | None) -> list[Relocation]:
 
 #: sections whose leaf data the decomposer does not extract yet (data, texture banks, debug
 #: payloads beyond the line tables and register maps)
-_NOT_YET = (".nv_debug.shared", ".nv.resolvedrela")
+_NOT_YET = (".nv.resolvedrela",)
 
 #: the DWARF payloads the emitter places (cubinemit.semantic.emit._Emitter.debug_sections); any
 #: other .debug_* name (.debug_ranges, .debug_aranges, ...) is declined until it is measured
@@ -183,7 +183,7 @@ def decompose(obj: ElfObject) -> Module:
         raise NotImplementedError("module-scope texture, surface and sampler references are not implemented yet")
     texture_banks = relocated_banks(obj)
     for s in obj.sections:
-        if s.name.startswith(_NOT_YET) or (s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"):
+        if s.name.startswith(_NOT_YET):
             raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
         if id(s) in texture_banks:
             raise NotImplementedError(f"texture-index bank {s.name} is not implemented yet")
@@ -270,9 +270,10 @@ def decompose(obj: ElfObject) -> Module:
                     linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     _call_facts(obj, module, whole_program)
-    from .data import decompose_data
+    from .data import decompose_data, decompose_shared
 
     decompose_data(obj, module)
+    decompose_shared(obj, module)
     _nvinfo_facts(obj, module)
     if any(s.mercury for s in obj.sections):
         from .. import mercury

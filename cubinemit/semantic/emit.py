@@ -56,7 +56,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of
+from .data import MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of, shared_layout
 from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
@@ -185,7 +185,10 @@ class _Emitter:
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
         # (through .nv.constant4) and -g references to .const data
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
-        if not fn.relocations and not fn.inlined and not resolved:
+        # whole program from sm_90 on: references to shared variables are resolved like the
+        # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
+        shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
+        if not fn.relocations and not fn.inlined and not resolved and not shared_refs:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
@@ -202,7 +205,7 @@ class _Emitter:
             # -g: the kernel's own constant bank comes after those symbols, before its
             # relocation sections (fp64 probe, every target)
             self.constant_bank(fn, text)
-        elif not self.rel and fn.inlined:
+        elif not self.rel and (fn.inlined or shared_refs):
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
             return
@@ -458,6 +461,41 @@ class _Emitter:
         if v.space == "global" and self.plan is not None and self.plan.constant4:
             self.data_section(CONSTANT4)
 
+    def shared_section(self, fn: Function, text: Section) -> bool:
+        """.nv.shared.<k> of a kernel, made after its .nv.info.<k> (dropped again when the
+        kernel has no shared memory). It gets a section symbol when static variables live in
+        it; a kernel whose section only exists because the module declares extern shared
+        memory has none (shared_dynamic, sh_rext probes). True when the kernel uses shared
+        memory (static or dynamic)."""
+        name = f".nv.shared.{fn.name}"
+        sh_type = SHT_CUDA_SHARED if self.rel else SHT_NOBITS
+        sec = self.shared.sections.get(name) if self.shared is not None else None
+        if sec is None:
+            self.ghost(name, sh_type)
+            return False
+        static = any(d.size for d in self.shared_objects(fn))
+        s = self.section(name, sh_type, symbol=static, flags=SHF_ALLOC | SHF_WRITE | SHF_INFO_LINK, addralign=sec.align, nobits_size=sec.size)
+        s.info = text
+        return self.uses_shared(fn)
+
+    def shared_objects(self, fn: Function) -> list[DataObject]:
+        """The shared variables ``fn`` declares or references."""
+        return [d for d in self.m.data if d.space == "shared" and (d.scope == fn.name or fn.name in d.users)]
+
+    def uses_shared(self, fn: Function) -> bool:
+        return bool(self.shared_objects(fn))
+
+    def shared_cap(self) -> None:
+        """After the first kernel with shared variables (and the first function's symbols):
+        .nv.reservedSmem.cap (WEAK UND, at the reserved base) from sm_100 on; sm_90 creates it
+        and deletes it again, leaving a tombstone entry (measured on shared probes)."""
+        if self.cap_done or self.family is Family.LEGACY:
+            return
+        self.cap_done = True
+        cap = self.obj.new_symbol(".nv.reservedSmem.cap", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).shared_base)
+        if self.family is not Family.BLACKWELL:
+            self.obj.tombstone(cap)
+
     def extern_slots(self) -> None:
         """Whole program: when the first function calls an extern function, its address takes
         the first .nv.constant4 slot and the bank is made before any variable."""
@@ -610,6 +648,8 @@ class _Emitter:
             obj.e_type = ET_REL
         order = self.function_order()
         self.plan = plan_data(m, [f.name for f in order])
+        self.shared = shared_layout(m, self.sm)
+        self.cap_done = False
         protos = self.prototypes(order)
         self.signature_strings(order)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
@@ -640,9 +680,11 @@ class _Emitter:
             if fn.is_kernel:
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
-                self.ghost(f".nv.shared.{fn.name}", SHT_CUDA_SHARED if self.rel else SHT_NOBITS)
+                used = self.shared_section(fn, text)
                 if i == 0:
                     self.first_function_symbols()
+                if used:
+                    self.shared_cap()
             else:
                 if i == 0:
                     self.first_function_symbols()

@@ -201,6 +201,8 @@ class DataObject:
     #: relocations inside the initialiser (offset from the variable's first byte), e.g. the
     #: address of another variable in ``generic(v)``
     relocations: list[Relocation] = attrs.field(factory=list)
+    #: the function whose body declares it (function-scope ``.shared``); None at module scope
+    scope: str | None = None
 
 
 @attrs.define
@@ -313,6 +315,19 @@ class Module:
         """Append a module ``.const`` variable (``__constant__``; zero-filled without ``init``)."""
         return self._add_data(DataObject(name, "const", size, align, init if init is not None else bytes(size), "visible" if visible else "static", relocations=list(relocations or ())))
 
+    def add_shared(self, name: str, size: int, *, align: int = 1, users: list[str] | None = None, scope: str | None = None, visible: bool = False, extern: bool = False) -> DataObject:
+        """Append a ``.shared`` variable: module scope (``scope`` None; ``extern`` for dynamic
+        shared memory, size 0) or declared in function ``scope``; ``users`` are the functions
+        whose code references it."""
+        linkage = "extern" if extern else "visible" if visible else "static"
+        obj = DataObject(name, "shared", size, align, None, linkage, users=list(users or ()), scope=scope)
+        if extern:
+            if size != 0:
+                raise ModelError(f"extern shared variable {name!r} must have size 0, not {size}")
+            self.data.append(obj)
+            return obj
+        return self._add_data(obj)
+
     def _add_data(self, obj: DataObject) -> DataObject:
         if obj.size < 1 or obj.align < 1 or obj.align & (obj.align - 1):
             raise ModelError(f"data object {obj.name!r}: size {obj.size} and alignment {obj.align} must be positive, the alignment a power of two")
@@ -390,6 +405,8 @@ class Module:
             f.inlined = [(new if n == old else n, o, s) for n, o, s in f.inlined]
         for d in self.data:
             d.users = [new if u == old else u for u in d.users]
+            if d.scope == old:
+                d.scope = new
             for r in d.relocations:
                 if r.symbol == old:
                     r.symbol = new
