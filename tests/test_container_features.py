@@ -2,10 +2,9 @@
 tcgen05, wmma, mma.sp, jump tables, indirect calls, syscalls, spills, module textures...) on
 every target each probe accepts, in every mode.
 
-Known gap, kept visible as strict xfails: module-scope texture references (.texref/.surfref)
-in several kernels below sm_90, where ptxas places the banks' .rel sections after
-.rel.debug_frame (default, -O0) or after .rel.nv_debug_line_sass (-lineinfo) by a rule not yet
-found. CUDA 12+ cannot produce .texref from source any more."""
+Module-scope texture references below sm_90 (the .rel of a texture-index bank reusing the name
+ptxas asked for when it made the bank) are placed by cubinemit.elf.order._texture_bank_positions.
+KNOWN_GAP lists strict xfails; it is empty. CUDA 12+ cannot produce .texref from source any more."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ from cubinemit.inspect import where_in
 PROBES = Path(__file__).resolve().parent / "nvinfo" / "probes"
 MODES = ("def", "c", "lineinfo", "g", "O0")
 LEGACY = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89"}
-KNOWN_GAP = {("tex", t, m) for t in LEGACY for m in ("def", "O0", "lineinfo")} | {("texind", t, "lineinfo") for t in LEGACY}
+KNOWN_GAP: set[tuple[str, str, str]] = set()
 
 
 def _modes(ptx: Path) -> tuple[str, ...]:

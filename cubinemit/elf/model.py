@@ -210,11 +210,13 @@ class ElfObject:
         nobits_size: int = 0,
         in_strtab: bool = True,
         role: Role | None = None,
+        share: bool = False,
     ) -> Section:
         """Create a section as ptxas does: its name is appended to ``.shstrtab`` and, for every
-        section but the tables created before ``.strtab`` exists, to ``.strtab`` as well."""
+        section but the tables created before ``.strtab`` exists, to ``.strtab`` as well.
+        ``share``: reuse the slots of a name made before (a dropped section's)."""
         section = Section(
-            name_slot=self.shstrtab.add(name, share=False),
+            name_slot=self.shstrtab.add(name, share=share),
             sh_type=sh_type,
             flags=flags,
             addralign=addralign,
@@ -224,7 +226,7 @@ class ElfObject:
             role=role,
         )
         if in_strtab:
-            section.strtab_slot = self.strtab.add(name, share=False)
+            section.strtab_slot = self.strtab.add(name, share=share)
         self.sections.append(section)
         return section
 

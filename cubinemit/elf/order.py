@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from ..arch import facts
 from .constants import (
+    ET_EXEC,
     SHF_ALLOC,
+    SHF_INFO_LINK,
     SHF_EXECINSTR,
     SHF_WRITE,
     SHT_CUDA_RESOLVED_RELA,
@@ -84,7 +86,7 @@ def _reloc_key(name: str) -> tuple[str, str] | None:
     return None
 
 
-def _reloc_positions(obj: ElfObject) -> dict[int, int]:
+def _reloc_positions(obj: ElfObject) -> dict[int, float]:
     """Where each relocation section stands in the relocation class.
 
     When ptxas emits X's relocations it asks for ``.rel.<X>`` first, then ``.rela.<X>``,
@@ -100,12 +102,41 @@ def _reloc_positions(obj: ElfObject) -> dict[int, int]:
         key = _reloc_key(slot.text)
         if key is not None and key[0] == ".rel":
             rel_names.setdefault(key[1], position[id(slot)])
-    out = {}
+    out: dict[int, float] = {}
     for s in obj.sections:
         if section_is_reloc(s):
             own = position.get(id(s.name_slot), 0)
             key = _reloc_key(s.name)
             out[id(s)] = rel_names.get(key[1], own) if key is not None and key[0] == ".rela" else own
+    out.update(_texture_bank_positions(obj, position))
+    return out
+
+
+def _texture_bank_positions(obj: ElfObject, position: dict[int, int]) -> dict[int, float]:
+    """sm_75-89 executables: ptxas asks for .rel.nv.constant0.<k> (and drops it) when it makes
+    bank 0, and later fills a texture-index bank's relocations into a section that reuses that
+    name. The section stands where it is really made: the first function's right before
+    .rel.debug_frame (after the debug payloads' and module data's relocation sections), every
+    other kernel's after .rela.debug_frame, in function order (tex, texind probes; measured in
+    def, -O0 and -lineinfo, where the names made late under txq show the same places)."""
+    if facts(obj.sm).late_bank0 or obj.e_type != ET_EXEC:
+        return {}
+    names = {slot.text: position[id(slot)] for slot in reversed(obj.shstrtab.slots)}
+    frame = names.get(".debug_frame")
+    if frame is None:
+        return {}
+    first_text = next((s for s in obj.sections if s.name.startswith(".text.") and not s.mercury), None)
+    before = names.get(".rel.debug_frame", names.get(".rela.debug_frame", frame)) - 0.5
+    after = max(names.get(".rela.debug_frame", frame), names.get(".rel.debug_frame", frame)) + 0.5
+    out: dict[int, float] = {}
+    for bank_id in relocated_banks(obj):
+        bank = next(s for s in obj.sections if id(s) == bank_id)
+        for r in obj.relocation_sections():
+            own = position.get(id(r.name_slot), 0)
+            if r.info is not bank or r.mercury or not r.flags & SHF_INFO_LINK or own > frame:
+                continue
+            first = first_text is not None and bank.info is first_text
+            out[id(r)] = before if first else after + own / (len(position) + 1)
     return out
 
 

@@ -68,11 +68,15 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     for name, records in build_module_info(mfacts, ffacts).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
     banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
+    slots = _handle_slots(module)
     for f, ff in zip(texts, ffacts):
         bank = banks.get(f".nv.constant0.{f.name}")
         if bank is not None:
             lay = param_layout(module.target, ff)
-            bank.data = bytes(lay.base + lay.size)
+            # a kernel using texture references: the bank ends after its last handle slot
+            # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
+            end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
+            bank.data = bytes(end)
     strtab, offsets = obj.strtab.layout()
     by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
     graph = obj.find_section(".nv.callgraph")
@@ -89,6 +93,15 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     action = obj.find_section(".nv.rel.action")
     if action is not None:
         action.data = REL_ACTION
+
+
+def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
+    """Whole program: the bank-0 handle slots of the kernels using texture references."""
+    from .texrefs import plan_slots
+
+    if module.options.get("compile_only") or module.device_debug:
+        return {}
+    return plan_slots(module)
 
 
 def build_object(module: Module) -> ElfObject:

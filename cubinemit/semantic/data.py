@@ -274,6 +274,11 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
     reserved base and of its alignment (what a backend that placed its own variables knows).
     A kernel section of no static bytes exists only when the module declares extern (dynamic)
     shared memory: then the module gets one extern object aligned like that section."""
+    for y in obj.symbols:
+        # an undefined variable (an extern .shared or .global of a -c or -g build) other than
+        # the reserved-SMEM and UDT/UFT symbols ptxas makes itself
+        if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")):
+            raise NotImplementedError(f"undefined variable {y.name!r} (extern .shared/.global of a -c or -g build) is not implemented yet")
     sections = [s for s in obj.sections if not s.mercury and s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"]
     debug = [s for s in obj.sections if not s.mercury and s.name == ".nv_debug.shared"]
     if not sections and not debug:

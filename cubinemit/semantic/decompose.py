@@ -179,14 +179,13 @@ def _ptx_function(f: Function) -> PtxFunction:
 def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
-    if any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols):
-        raise NotImplementedError("module-scope texture, surface and sampler references are not implemented yet")
+    has_refs = any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols)
     texture_banks = relocated_banks(obj)
     for s in obj.sections:
         if s.name.startswith(_NOT_YET):
             raise NotImplementedError(f"decomposing {s.name} is not implemented yet")
-        if id(s) in texture_banks:
-            raise NotImplementedError(f"texture-index bank {s.name} is not implemented yet")
+        if id(s) in texture_banks and not has_refs:
+            raise NotImplementedError(f"texture-index bank {s.name} without texture references is not implemented yet")
     tk = _note_desc(obj, ".note.nv.tkinfo", NT_CUDA_TKINFO)
     cu = _note_desc(obj, ".note.nv.cuinfo", NT_CUDA_CUINFO)
     if tk is None or cu is None:
@@ -275,6 +274,8 @@ def decompose(obj: ElfObject) -> Module:
     decompose_data(obj, module)
     decompose_shared(obj, module)
     _nvinfo_facts(obj, module)
+    if has_refs:
+        _texture_references(obj, module, texture_banks, by_name)
     if any(s.mercury for s in obj.sections):
         from .. import mercury
         from .tagged import encode
@@ -344,3 +345,25 @@ def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
     for ff in functions:
         if ff.name in by_name:
             by_name[ff.name].facts["nvinfo"] = to_json(ff)
+
+
+def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int], by_name: dict[str, Section]) -> None:
+    """Module .texref/.surfref/.samplerref (cubinemit.semantic.texrefs) and each kernel's
+    handle uses, read from the relocations of its bank 0 (whole-program builds only: -c leaves
+    the references to the linker). -g (a slot per declared handle, in an order not
+    characterised) is declined."""
+    from .texrefs import decompose_refs
+
+    if module.device_debug:
+        raise NotImplementedError("-g builds with module-scope texture references are not implemented yet (bank 0 holds a slot per declared handle)")
+    banks: dict[str, list[Relocation]] = {}
+    for s in obj.sections:
+        if id(s) in texture_banks and not s.mercury:
+            kernel = s.name[len(".nv.constant0.") :]
+            banks[kernel] = _relocations(by_name.get(f".rel{s.name}")) + _relocations(by_name.get(f".rela{s.name}"))
+    decompose_refs(obj, module, banks)
+    # declaration order: the visible variables and the references as their GLOBAL symbols come
+    position = {y.name: n for n, y in enumerate(symbol_order(obj)) if y.bind == STB_GLOBAL}
+    visible = sorted((d for d in module.data if d.linkage == "visible"), key=lambda d: position.get(d.name, 0))
+    rest = iter(visible)
+    module.data = [next(rest) if d.linkage == "visible" else d for d in module.data]

@@ -10,8 +10,8 @@ relocatable (-c), -g and -g -c builds (PTX with ``.target ..., debug`` from nvcc
 in every mode; -g -c is -g's function order and debug sections with -c's section types,
 UDT/UFT symbols and parameter-bank symbols), with their debug payloads (line tables, register
 maps, and the DWARF of nvcc -G/-lineinfo PTX), address taking and indirect calls, compiler
-constants (.nv.constant2.<f>: jump tables, FP64 literals, function-address tables) and module
-.global/.const data, on every family (the sm_100+ Mercury tail included). Shared data objects
+constants (.nv.constant2.<f>: jump tables, FP64 literals, function-address tables), module
+.global/.const data and module texture/surface/sampler references (not under -g), on every family (the sm_100+ Mercury tail included). Shared data objects
 raise NotImplementedError naming what is missing.
 """
 
@@ -58,6 +58,7 @@ from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of, shared_layout
 from .model import DataObject, DebugSection, Function, Module, Relocation
+from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
     from ..funcorder import PtxFunction
@@ -90,6 +91,11 @@ class _Emitter:
         self.walked = False  # the visible variables' sections are made
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
         self.banks2: dict[str, Section] = {}
+        #: whole program: the handle slots of each kernel using texture references, and the
+        #: banks made for them
+        self.slots: dict[str, tuple] = {}  # type: ignore[type-arg]
+        self.handle_banks: dict[str, Section] = {}
+        self.txq = False
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
@@ -108,13 +114,14 @@ class _Emitter:
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
         self.obj.delete_section(self.section(name, sh_type))
 
-    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]]) -> None:
+    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False) -> None:
         """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
         a section given entries (possibly none) is kept with them, one given None is dropped
-        again (its name stays behind in the string tables)."""
+        again (its name stays behind in the string tables). ``share``: a name asked (and
+        dropped) before is reused, not made again (texture-index banks)."""
         for prefix, entries in asks:
             sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
-            sec = self.section(f"{prefix}{target.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size)
+            sec = self.section(f"{prefix}{target.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size, share=share)
             if entries is None:
                 self.obj.delete_section(sec)
             else:
@@ -179,6 +186,7 @@ class _Emitter:
         """Relocation sections of .text.<f>. Relocatable and -g output keep the relocations;
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
+        self.reference_symbols(fn)
         if self.rel and fn.constants:
             self.relocations_on_demand(fn, text)
             return
@@ -219,7 +227,10 @@ class _Emitter:
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
         kinds = [".rel"] if resolved else []
-        kinds += [".rela" if r.symbol == fn.name else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
+        refs = {d.name for d in self.m.data if d.space in REF_TYPES}
+        # -c below sm_90: a sampled texture's reference (an addend: its bank-0 slot) starts
+        # RELA (texref_independent -c: .rela.text.k_texs before .rel.text.k_texs)
+        kinds += [".rela" if r.symbol == fn.name or (legacy and r.symbol in refs and r.addend is not None) else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
         if (rela and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
             kinds.append(".rela")
         entries = {".rel": rel or None, ".rela": rela or None}
@@ -283,6 +294,68 @@ class _Emitter:
             raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
         self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
 
+    def callgraph(self, protos: list) -> None:  # type: ignore[type-arg]
+        """.nv.callgraph, then .nv.prototype (kept with entries, else dropped)."""
+        graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
+        graph.link = self.symtab
+        if protos:
+            proto = self.section(".nv.prototype", SHT_CUDA_PROTOTYPE, symbol=True, addralign=4, entsize=8)
+            proto.link = self.symtab
+            self.proto_section, self.protos = proto, protos
+        else:
+            self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
+
+    # -- module texture/surface/sampler references (cubinemit.semantic.texrefs) ---------------
+    def plan_handles(self, order: list[Function]) -> None:
+        from .texrefs import plan_slots, texture_query
+
+        self.order_names = [f.name for f in order]
+        self.txq = texture_query(self.m)
+        if not self.rel and not self.debug:
+            self.slots = plan_slots(self.m)
+
+    def reference_symbols(self, fn: Function) -> None:
+        """texmode_independent: txq on a sampler reads .nv.independent.samplerrefDescSize, a WEAK
+        undefined 4-byte object ptxas names before the function's relocation sections
+        (texref_independent, hnd_independent; every family and mode)."""
+        name = ".nv.independent.samplerrefDescSize"
+        if name not in self.func_symbols and any(r.symbol == name for r in fn.relocations):
+            self.func_symbols[name] = self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=4)
+
+    def handle_bank(self, fn: Function, text: Section, bank_type: int) -> None:
+        """sm_90+: a kernel with handle slots gets its bank 0 where sm_75-89 makes every bank,
+        created as .nv.constant.entry_image_header_indices.<k> (renamed .nv.constant0.<k> with
+        the other banks), then .rela of it asked and dropped unless the module queries
+        textures, then its section symbol (tex, texind probes; texref_unified for txq)."""
+        if self.family is Family.LEGACY or fn.name not in self.slots:
+            return
+        bank = self.obj.create_section(f".nv.constant.entry_image_header_indices.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+        self.created[id(bank)] = bank.name
+        bank.info = text
+        if not self.txq:
+            self.ghost(f".rela{bank.name}", SHT_RELA)
+        self.section_symbol(bank)
+        self.handle_banks[fn.name] = bank
+
+    def handle_relocations(self, first: bool) -> None:
+        """The handle slots' relocation sections: the first function's (when it has slots)
+        after the debug payloads' and module data's, before .debug_frame's; every other kernel's
+        after .debug_frame's, in function order. Below sm_90 .rel only, from sm_90 on .rel
+        (dropped) then .rela; a name asked when the bank was made is reused (texref_unified,
+        hnd_unified: k_e before .rel.debug_frame; tex/texind -lineinfo after
+        .rel.nv_debug_line_sass)."""
+        from .texrefs import slot_relocations
+
+        for n, name in enumerate(self.order_names):
+            bank = self.handle_banks.get(name)
+            if bank is None or (n == 0) != first:
+                continue
+            relocs = slot_relocations(self.slots[name], self.sm)
+            if self.family is Family.LEGACY:
+                self.ask_relocations(bank, [(".rel", relocs)], share=True)
+            else:
+                self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
+
     def address_table_relocations(self) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
         asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
@@ -330,10 +403,12 @@ class _Emitter:
             elif d.labels:
                 raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
         self.data_relocations()
+        self.handle_relocations(first=True)
         frame = payloads[".debug_frame"]
         self.address_table_relocations()
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
+        self.handle_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
@@ -568,8 +643,13 @@ class _Emitter:
         if p is None:
             return
         info = 0x1D if self.rel else 0x11
-        for v in p.variables:
-            if v.linkage == "visible":
+        for v in self.m.data:
+            if v.space in REF_TYPES:
+                # module .texref/.surfref/.samplerref: undefined GLOBAL symbols named in
+                # declaration order with the visible variables (texref_*, hnd_* probes)
+                self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
+                continue
+            if v in p.variables and v.linkage == "visible":
                 name = section_of(v)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
 
@@ -650,6 +730,7 @@ class _Emitter:
         self.plan = plan_data(m, [f.name for f in order])
         self.shared = shared_layout(m, self.sm)
         self.cap_done = False
+        self.plan_handles(order)
         protos = self.prototypes(order)
         self.signature_strings(order)
         self.section(".shstrtab", SHT_STRTAB, role=Role.SHSTRTAB)
@@ -702,16 +783,21 @@ class _Emitter:
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
             self.jump_table_relocations(fn)
+            self.handle_bank(fn, text, bank_type)
             if self.family is Family.LEGACY and fn.is_kernel:
                 bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
-                if not self.rel:
+                if not self.rel and not self.txq:
+                    # whole program with txq/suq asks no .rel of bank 0 here (texref_unified)
                     self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
+                if fn.name in self.slots:
+                    self.handle_banks[fn.name] = bank
                 self.section_symbol(bank)
                 if self.rel:
                     # relocatable, below sm_90: the parameter block's symbol (strings shared), or
                     # _SREG at 0 for a kernel without parameters
-                    base, size = facts(self.sm).param_base, _param_bytes(m.target, fn)
+                    # (a block of more than 4352 bytes sits at the large base, 0x1a80: hnd_unified_large -c)
+                    base, size = _param_block(m.target, fn)
                     if size:
                         obj.new_symbol("_param", info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=base, size=size)
                     else:  # the special-register block below the parameters
@@ -721,14 +807,10 @@ class _Emitter:
         if not order:
             self.first_function_symbols()  # made after the first function, or here when there is none
         self.debug_sections()
-        graph = self.section(".nv.callgraph", SHT_CUDA_CALLGRAPH, symbol=True, addralign=4, entsize=8)
-        graph.link = self.symtab
-        if protos:
-            proto = self.section(".nv.prototype", SHT_CUDA_PROTOTYPE, symbol=True, addralign=4, entsize=8)
-            proto.link = self.symtab
-            self.proto_section, self.protos = proto, protos
-        else:
-            self.ghost(".nv.prototype", SHT_CUDA_PROTOTYPE)
+        if not self.txq:
+            # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
+            # (texref_unified, texref_independent, hnd_* probes on every family)
+            self.callgraph(protos)
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
@@ -764,7 +846,7 @@ class _Emitter:
         self.rename_banks()
         if facts(self.sm).late_bank0:
             for fn, text in late:
-                if fn.is_kernel:
+                if fn.is_kernel and fn.name not in self.handle_banks:
                     bank = self.section(f".nv.constant0.{fn.name}", bank_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                     bank.info = text
         if facts(self.sm).mercury:
@@ -788,6 +870,7 @@ class _Emitter:
             return c
 
         existing = list(obj.sections)
+        handles = {id(b) for b in self.handle_banks.values()}
         for fn, text in functions:
             cap = clone(text, f".nv.capmerc.text.{fn.name}", SHT_CUDA_CAPMERC_TEXT, addralign=16, data=fn.capsule)
             cap.info = text.info
@@ -811,9 +894,14 @@ class _Emitter:
         # then the banks (constant2 per function, module banks 3 and 4) in creation order, then
         # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120)
         banks2 = {id(b) for b in self.banks2.values()}
-        banks = [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
+        # texture-index banks (.nv.merc.nv.constant.entry_image_header_indices.<k>, bank type
+        # 0x70000079) come before them (texref_unified, sm_100a/sm_110/sm_120)
+        banks = [x for x in existing if id(x) in handles] + [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
         for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
-            if id(s) in banks2:
+            if id(s) in handles:
+                c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_CONSTANT_MERC0, flags=s.flags, addralign=s.addralign)
+                c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
+            elif id(s) in banks2:
                 # .nv.merc.nv.constant.optimizer.<f> (CUDA_MERCURY_CONSTANT_OPT), sh_info its
                 # function's capsule
                 c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_MERC_CONSTANT_OPT, flags=s.flags, addralign=s.addralign)
@@ -835,7 +923,7 @@ class _Emitter:
         # .nv.merc.symtab: .symtab without the late banks' symbols, naming clones, with the
         # capsule's placement of code and zero for the reserved-SMEM values
         placement = {name: (v, sz) for fn, _ in functions for name, v, sz in fn.capsule_symbols}
-        late = {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and facts(self.sm).late_bank0}
+        late = {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and facts(self.sm).late_bank0 and id(s) not in handles}
         for y in symbol_order(obj):
             if y.type == 3 and y.section is not None and id(y.section) in late:
                 continue
@@ -854,6 +942,8 @@ def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]
 
 #: the Mercury clone of a .nv.constant2.<f> bank
 SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
+#: the Mercury clone of a texture-index bank 0 (0x70000079 + bank number)
+SHT_CUDA_CONSTANT_MERC0 = 0x70000079
 
 
 def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
@@ -900,12 +990,13 @@ def _info_facts(fn: Function) -> dict[str, object]:
     return info
 
 
-def _param_bytes(target: str, fn: Function) -> int:
-    """Bytes of the packed parameters (what _param covers), from the parameter facts."""
+def _param_block(target: str, fn: Function) -> tuple[int, int]:
+    """(bank-0 base, bytes) of the packed parameters (what _param covers), from the parameter facts."""
     from ..nvinfo.builder import param_layout
     from ..nvinfo.facts import FunctionFacts, from_json
 
-    return param_layout(target, from_json(FunctionFacts, _info_facts(fn))).size  # type: ignore[arg-type]
+    lay = param_layout(target, from_json(FunctionFacts, _info_facts(fn)))  # type: ignore[arg-type]
+    return lay.base, lay.size
 
 
 def _ptx_function(f: Function) -> PtxFunction:

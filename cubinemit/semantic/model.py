@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SPEC_VERSION = 1
 
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
-SPACES = ("global", "const", "shared", "local")
+SPACES = ("global", "const", "shared", "local", "tex", "surf", "sampler")
 
 
 def _renamed(value: object, old: str, new: str) -> object:

@@ -1,0 +1,154 @@
+"""Module-scope texture, surface and sampler references at the semantic level.
+
+The leaf data of a reference is a :class:`DataObject` of space ``tex``, ``surf`` or
+``sampler`` (name, declaration order; a sampler's initialiser is a .nv.info fact,
+SAMPLER_INIT). Which kernel uses which reference, in which first-use order and pairing (the
+``tex [t, s, ...]`` instructions of texmode_independent), is a compiler fact kept per kernel as
+``Function.facts["handles"]``: a list of ``[texture, sampler, surface]`` uses
+(cubinemit.alloc.params.HandleUse). The handle slots of bank 0, their relocations and the bank
+size are derived from it with :func:`cubinemit.alloc.params.handle_slots`.
+
+Measured on ptxas 13.0.88 (tests/probes/texref_*.ptx, tests/alloc/probes/hnd_*.ptx,
+tests/nvinfo/probes/tex*.ptx):
+
+* every reference gets an undefined GLOBAL symbol typed 10 (texture), 11 (sampler) or 12
+  (surface), named with the visible variables right after the first function's symbol;
+* whole-program builds fill one 4-byte slot per handle after the parameters: R_CUDA_TEX_HEADER_INDEX
+  (6) for a texture, 7 (sm_75-89) / 101 (sm_90+) for a sampler, R_CUDA_SURF_HEADER_INDEX (52)
+  for a surface, listed from the last slot back (a sm_75-89 paired slot: sampler, then texture);
+  REL entries below sm_90, RELA with addend 0 from sm_90 on;
+* -c leaves the references to the linker (relocations in .rel.text.<f>, plain banks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..alloc.params import SMALL_PARAM_LIMIT, HandleSlot, HandleUse, handle_slots
+from ..alloc._common import align_up
+from ..arch import facts as arch_facts
+from ..elf.model import ElfObject
+from ..elf.order import symbol_order
+from .model import Function, Module, Relocation
+
+#: reference spaces and their symbol types (st_info low nibble, as ptxas writes them)
+REF_TYPES = {"tex": 10, "sampler": 11, "surf": 12}
+REF_SPACES = {v: k for k, v in REF_TYPES.items()}
+R_TEX_HEADER_INDEX = 6
+R_SURF_HEADER_INDEX = 52
+
+
+def sampler_type(sm: int) -> int:
+    """The sampler-slot relocation: 7 below sm_90, 101 from sm_90 on."""
+    return 7 if sm < 90 else 101
+
+
+def refs(module: Module) -> list:  # type: ignore[type-arg]
+    return [d for d in module.data if d.space in REF_TYPES]
+
+
+def uses_of(fn: Function) -> tuple[HandleUse, ...]:
+    raw = fn.facts.get("handles") or []
+    return tuple(HandleUse(*u) for u in raw)  # type: ignore[misc]
+
+
+def independent(module: Module) -> bool:
+    info = module.facts.get("nvinfo")
+    return isinstance(info, dict) and bool(info.get("texmode_independent"))
+
+
+def texture_query(module: Module) -> bool:
+    """Whole program with txq/suq: ptxas then makes no .nv.callgraph/.nv.prototype and asks no
+    .rel of bank 0 while it makes the banks (texref_unified, hnd_* probes, every family)."""
+    info = module.facts.get("nvinfo")
+    whole = not module.options.get("compile_only") and not module.device_debug
+    return whole and isinstance(info, dict) and bool(info.get("uses_texture_query"))
+
+
+def _param_end(module: Module, fn: Function) -> tuple[int, int]:
+    """(bank-0 base, parameter bytes) of a kernel, from its parameter facts."""
+    from ..nvinfo.builder import param_layout
+    from ..nvinfo.facts import FunctionFacts, from_json
+
+    lay = param_layout(module.target, from_json(FunctionFacts, fn.facts["nvinfo"]))  # type: ignore[arg-type]
+    return lay.base, lay.size
+
+
+def plan_slots(module: Module) -> dict[str, tuple[HandleSlot, ...]]:
+    """Whole program: each handle-using kernel's slots (cubinemit.alloc.params rules)."""
+    kernels = [f for f in module.functions if f.is_kernel]
+    if not any(uses_of(f) for f in kernels):
+        return {}
+    arch = arch_facts(module.sm)
+    ends = {f.name: _param_end(module, f) for f in kernels}
+    module_max = max((size for _, size in ends.values()), default=0)
+    module_base = arch.param_base_large if module_max > SMALL_PARAM_LIMIT else arch.param_base
+    out = {}
+    for f in kernels:
+        uses = uses_of(f)
+        if not uses:
+            continue
+        base, size = ends[f.name]
+        if arch.handle_slot_scope == "module":
+            start = module_base + align_up(module_max, arch.handle_slot_align)
+        else:
+            start = base + align_up(size, arch.handle_slot_align)
+        out[f.name] = handle_slots(uses, start, module.sm, independent=independent(module), kernel=f.name)
+    return out
+
+
+def slot_relocations(slots: Sequence[HandleSlot], sm: int) -> list[Relocation]:
+    """The bank's relocations, from the last slot back (a paired slot: sampler, texture)."""
+    addend = None if sm < 90 else 0
+    kinds = {"texture": R_TEX_HEADER_INDEX, "sampler": sampler_type(sm), "surface": R_SURF_HEADER_INDEX}
+    out = []
+    for slot in slots:
+        for name, kind in slot.handles:
+            out.append(Relocation(slot.offset, kinds[kind.value], name, addend))
+    return list(reversed(out))
+
+
+def _uses_from_slots(slots: list[HandleSlot]) -> list[list[str | None]]:
+    """HandleUses that lay out as ``slots``: a paired slot or a texture slot followed by a
+    sampler slot is one sampled tex, any other slot a use alone."""
+    uses: list[list[str | None]] = []
+    i = 0
+    while i < len(slots):
+        s = slots[i]
+        if s.texture is not None and s.sampler is None and i + 1 < len(slots) and slots[i + 1].sampler is not None and slots[i + 1].texture is None:
+            uses.append([s.texture, slots[i + 1].sampler, None])
+            i += 2
+            continue
+        uses.append([s.texture, s.sampler, s.surface])
+        i += 1
+    return uses
+
+
+def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocation]]) -> None:
+    """The references (declaration order: their GLOBAL symbols' order) and, in whole-program
+    builds, each kernel's handle uses from its bank-0 relocations (``banks``: kernel ->
+    relocations). Declines what the slot rules do not reproduce."""
+    from .model import DataObject
+
+    for y in symbol_order(obj):
+        if y.type in REF_SPACES and y.section is None:
+            if y.bind != 1:
+                raise NotImplementedError(f"texture reference {y.name!r}: a non-global reference is not modelled yet")
+            module.data.append(DataObject(name=y.name, space=REF_SPACES[y.type], size=0))
+    by_name = {f.name: f for f in module.functions}
+    sampler = sampler_type(module.sm)
+    kind_of = {R_TEX_HEADER_INDEX: "texture", sampler: "sampler", R_SURF_HEADER_INDEX: "surface"}
+    for kernel, relocs in banks.items():
+        slots: dict[int, dict[str, str]] = {}
+        for r in relocs:
+            kind = kind_of.get(r.type)
+            if kind is None or r.symbol is None or kind in slots.get(r.offset, {}):
+                raise NotImplementedError(f".nv.constant0.{kernel}: relocation type {r.type} at {r.offset:#x} is not a handle slot the model knows")
+            slots.setdefault(r.offset, {})[kind] = r.symbol
+        ordered = [HandleSlot(off, **fields) for off, fields in sorted(slots.items())]
+        by_name[kernel].facts["handles"] = _uses_from_slots(ordered)
+    if banks:
+        plan = plan_slots(module)
+        for kernel, relocs in banks.items():
+            if slot_relocations(plan.get(kernel, ()), module.sm) != relocs:
+                raise NotImplementedError(f".nv.constant0.{kernel}: the handle slots are not reproduced by ptxas's slot rule")
