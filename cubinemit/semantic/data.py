@@ -42,6 +42,7 @@ from ..elf.constants import (
     SHT_CUDA_CONSTANT,
     SHT_CUDA_GLOBAL,
     SHT_CUDA_GLOBAL_INIT,
+    SHT_CUDA_SHARED,
     SHT_NOBITS,
     SHT_PROGBITS,
 )
@@ -51,6 +52,7 @@ from ..elf.order import symbol_order
 from ..errors import ModelError
 from .model import DataObject, Module, Relocation
 
+DEBUG_SHARED = ".nv_debug.shared"
 GLOBAL_INIT = ".nv.global.init"
 GLOBAL = ".nv.global"
 CONSTANT3 = ".nv.constant3"
@@ -90,6 +92,8 @@ SECTIONS = {
     GLOBAL: DataSection(GLOBAL, SHT_NOBITS, SHT_CUDA_GLOBAL, SHF_ALLOC | SHF_WRITE),
     CONSTANT3: DataSection(CONSTANT3, SHT_PROGBITS, SHT_CUDA_CONSTANT + 3, SHF_ALLOC, ".nv.constant.user", ".nv.constant.user"),
     CONSTANT4: DataSection(CONSTANT4, SHT_PROGBITS, SHT_CUDA_CONSTANT + 4, SHF_ALLOC, ".nv.constant.pic", ".nv.constant.pic"),
+    # module .shared variables (and device functions' ones) of -c and -g builds
+    DEBUG_SHARED: DataSection(DEBUG_SHARED, SHT_NOBITS, SHT_CUDA_SHARED, SHF_ALLOC | SHF_WRITE),
 }
 
 #: sh_type of the Mercury clones of module data, in every mode: banks are typed 0x70000079 + N
@@ -102,6 +106,8 @@ RELOCATION_ORDER = (CONSTANT4, CONSTANT3, GLOBAL_INIT)
 
 
 def section_of(obj: DataObject) -> str:
+    if obj.space == "shared" and obj.scope is None:
+        return DEBUG_SHARED
     if obj.space == "const":
         return CONSTANT3
     if obj.space == "global":
@@ -130,9 +136,14 @@ class DataPlan:
         return [v for v in self.variables if v.linkage == "visible"] + [v for v in self.variables if v.linkage != "visible"]
 
 
-def plan(module: Module, function_order: Sequence[str]) -> DataPlan:
-    """Lay the module's variables out as ptxas does for its mode."""
+def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | None = None) -> DataPlan:
+    """Lay the module's variables out as ptxas does for its mode (module .shared variables
+    have symbols in .nv_debug.shared in -c and -g builds only)."""
+    mode = alloc_mode(module)
     variables = [d for d in module.data if d.space in ("global", "const")]
+    module_shared = [d for d in module.data if d.space == "shared" and d.scope is None and d.linkage != "extern"]
+    if module_shared and mode is not Mode.WHOLE_PROGRAM:
+        variables += module_shared
     for v in variables:
         if v.linkage not in ("visible", "static"):
             raise NotImplementedError(f"data object {v.name!r}: {v.linkage} variables are not placed by the builder yet")
@@ -141,10 +152,12 @@ def plan(module: Module, function_order: Sequence[str]) -> DataPlan:
         for r in v.relocations:
             if not 0 <= r.offset < v.size:
                 raise ModelError(f"data object {v.name!r}: relocation at {r.offset:#x} lies outside its {v.size} bytes")
-    mode = alloc_mode(module)
     globals_ = layout_globals([GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables if v.space == "global"])
     consts = layout_constant3([ConstVar(v.name, v.size, v.align, v.linkage == "visible") for v in variables if v.space == "const"], mode)
     layouts = {GLOBAL_INIT: globals_.init, GLOBAL: globals_.uninit, CONSTANT3: consts}
+    if shared is not None and DEBUG_SHARED in shared.sections:
+        sec = shared.sections[DEBUG_SHARED]
+        layouts[DEBUG_SHARED] = SectionLayout({n: v for n, (where, v) in shared.symbols.items() if where == DEBUG_SHARED}, sec.size, sec.align)
     slots: list[str] = []
     if mode is Mode.WHOLE_PROGRAM:
         # every .global variable and every extern function a kernel calls takes a slot
@@ -283,8 +296,12 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
     debug = [s for s in obj.sections if not s.mercury and s.name == ".nv_debug.shared"]
     if not sections and not debug:
         return
-    if alloc_mode(module) is not Mode.WHOLE_PROGRAM or debug:
-        raise NotImplementedError(f"decomposing {(debug or sections)[0].name} of a -c or -g build is not implemented yet")
+    mode = alloc_mode(module)
+    if mode is Mode.RELOCATABLE:
+        _decompose_relocatable_shared(obj, module, sections + debug)
+        return
+    if mode is not Mode.WHOLE_PROGRAM or debug:
+        raise NotImplementedError(f"decomposing {(debug or sections)[0].name} of a -g build is not implemented yet")
     base = facts(obj.sm).shared_base
     empty = []
     for s in sections:
@@ -318,3 +335,40 @@ def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
             users.append(current)
             break
     return sorted(set(users))
+
+
+def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list[Section]) -> None:
+    """-c: every .shared variable keeps a symbol whose value is its alignment. Module variables
+    are named in .nv_debug.shared during the data walk; a function-scope one (named
+    ``$__<name>__<line>``) is named while its function is processed, in .nv.shared.<k> for a
+    kernel's own, in .nv_debug.shared for a device function's. Users are the functions whose
+    relocations name a variable."""
+    ids = {id(s) for s in sections}
+    users: dict[str, list[str]] = {}
+    for s in obj.sections:
+        if s.relocs and isinstance(s.info, Section) and s.info.name.startswith(".text.") and not s.mercury:
+            for r in s.relocs:
+                if r.symbol is not None:
+                    users.setdefault(r.symbol.name, [])
+                    fname = s.info.name[len(".text.") :]
+                    if fname not in users[r.symbol.name]:
+                        users[r.symbol.name].append(fname)
+    current = None
+    visible, internal = [], []
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            current = y.section.name[len(".text.") :]
+            continue
+        if y.section is None or id(y.section) not in ids or y.type == STT_SECTION:
+            continue
+        if y.bind not in (STB_LOCAL, STB_GLOBAL):
+            raise NotImplementedError(f"shared symbol {y.name!r}: weak variables are not modelled yet")
+        if y.section.name.startswith(".nv.shared."):
+            scope = y.section.name[len(".nv.shared.") :]
+        elif y.bind == STB_GLOBAL or not y.name.startswith("$__"):
+            scope = None
+        else:
+            scope = current  # function scope: -c names them $__<name>__<PTX line>
+        d = DataObject(y.name, "shared", y.size, y.value, None, "visible" if y.bind == STB_GLOBAL else "static", users=users.get(y.name, []), scope=scope)
+        (visible if y.bind == STB_GLOBAL else internal).append(d)
+    module.data.extend(visible + internal)

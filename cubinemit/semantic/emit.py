@@ -56,7 +56,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of, shared_layout
+from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of, shared_layout
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -226,15 +226,33 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        kinds = [".rel"] if resolved else []
-        refs = {d.name for d in self.m.data if d.space in REF_TYPES}
-        # -c below sm_90: a sampled texture's reference (an addend: its bank-0 slot) starts
-        # RELA (texref_independent -c: .rela.text.k_texs before .rel.text.k_texs)
-        kinds += [".rela" if r.symbol == fn.name or (legacy and r.symbol in refs and r.addend is not None) else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
-        if (rela and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
-            kinds.append(".rela")
         entries = {".rel": rel or None, ".rela": rela or None}
-        self.ask_relocations(text, [(k, entries[k]) for k in dict.fromkeys(kinds)])
+        asked: list[str] = []
+
+        def ask(kind: str) -> None:
+            if kind not in asked:
+                asked.append(kind)
+                self.ask_relocations(text, [(kind, entries[kind])])
+
+        if resolved:
+            ask(".rel")
+        refs = {d.name for d in self.m.data if d.space in REF_TYPES}
+        for r in sorted(fn.relocations, key=lambda r: r.offset):
+            # what a relocation names is made first (a function-scope .shared variable)
+            self.scoped_symbol(r.symbol)
+            # -c below sm_90: a sampled texture's reference (an addend: its bank-0 slot) starts
+            # RELA (texref_independent -c: .rela.text.k_texs before .rel.text.k_texs)
+            if r.symbol == fn.name or (legacy and r.symbol in refs and r.addend is not None):
+                ask(".rela")
+            else:
+                ask(".rel")
+                if not legacy:
+                    ask(".rela")  # turned RELA at once from sm_90 on
+        if (legacy and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
+            ask(".rela")
+        for d in self.m.data:  # variables no relocation names, after the walk
+            if d.space == "shared" and d.scope == fn.name:
+                self.scoped_symbol(d.name)
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section) -> Section | None:
@@ -553,12 +571,35 @@ class _Emitter:
         s.info = text
         return self.uses_shared(fn)
 
+    def scoped_symbol(self, name: str | None) -> None:
+        """-c: the symbol of a function-scope .shared variable, made when the first relocation
+        naming it is emitted (shared_module -c: `.rel.text.k lv:$__s_local__N .rela.text.k`
+        below sm_90, after both names from sm_90 on). Its value is its alignment (the linker
+        places it); a kernel's own variables live in .nv.shared.<k>, device functions' in
+        .nv_debug.shared."""
+        if not name or name in self.data_symbols or self.shared is None or name not in self.shared.symbols:
+            return
+        d = next((d for d in self.m.data if d.name == name and d.space == "shared" and d.scope is not None), None)
+        if d is None:
+            return
+        where, value = self.shared.symbols[name]
+        section = self.obj.find_section(where) if where != DEBUG_SHARED else self.data_section(DEBUG_SHARED)
+        self.data_symbols[name] = self.obj.new_symbol(name, info=0x0D if self.rel else 0x01, other=self.space_mark(d), section=section, value=value, size=d.size)
+
     def shared_objects(self, fn: Function) -> list[DataObject]:
         """The shared variables ``fn`` declares or references."""
         return [d for d in self.m.data if d.space == "shared" and (d.scope == fn.name or fn.name in d.users)]
 
     def uses_shared(self, fn: Function) -> bool:
         return bool(self.shared_objects(fn))
+
+    def cap_trigger(self, fn: Function) -> bool:
+        """Whether .nv.reservedSmem.cap comes after ``fn``'s symbols: ``fn`` is the first
+        function whose code references shared memory (a kernel: after its .nv.shared.<k> and,
+        first, the first function's symbols; a -c device function: after its own .shared
+        variables). Declared but unused variables do not count (sh_rand14/21/22, sh_callgraph,
+        shared_module, shared_dynamic)."""
+        return any(d.space == "shared" and fn.name in d.users for d in self.m.data)
 
     def shared_cap(self) -> None:
         """After the first kernel with shared variables (and the first function's symbols):
@@ -594,7 +635,7 @@ class _Emitter:
         else:
             lay = p.layouts[name]
             size, align = lay.size, lay.align
-            payload = {"nobits_size": size} if name == GLOBAL else {"data": self.data_bytes(name)}
+            payload = {"nobits_size": size} if name in (GLOBAL, DEBUG_SHARED) else {"data": self.data_bytes(name)}
         sec = self.section(d.creation_name(self.sm), sh_type, symbol=True, flags=d.flags, addralign=align, **payload)
         self.data_sections[name] = sec
         return sec
@@ -727,8 +768,8 @@ class _Emitter:
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
-        self.plan = plan_data(m, [f.name for f in order])
         self.shared = shared_layout(m, self.sm)
+        self.plan = plan_data(m, [f.name for f in order], self.shared)
         self.cap_done = False
         self.plan_handles(order)
         protos = self.prototypes(order)
@@ -761,14 +802,22 @@ class _Emitter:
             if fn.is_kernel:
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
-                used = self.shared_section(fn, text)
+                self.shared_section(fn, text)
                 if i == 0:
                     self.first_function_symbols()
-                if used:
+                if self.cap_trigger(fn):
                     self.shared_cap()
             else:
                 if i == 0:
                     self.first_function_symbols()
+                # -c: a device function's .shared variables are named now, in declaration
+                # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
+                # .nv.info.dev_b`)
+                for d in self.m.data:
+                    if d.space == "shared" and d.scope == fn.name:
+                        self.scoped_symbol(d.name)
+                if self.cap_trigger(fn):
+                    self.shared_cap()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:
