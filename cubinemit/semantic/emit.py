@@ -185,7 +185,8 @@ class _Emitter:
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
         # (through .nv.constant4) and -g references to .const data
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
-        if not fn.relocations and not fn.inlined and not resolved:
+        hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
+        if not fn.relocations and not fn.inlined and not resolved and not hidden:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
@@ -194,17 +195,22 @@ class _Emitter:
         if self.debug:
             # -g keeps the relocations; the static functions they name get their symbols now,
             # in declaration order (not code order: k_poly calls poly before square, yet
-            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel)
+            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel); so are the
+            # WEAK builtins it calls (softmax_warp -g: __cuda_sm20_rcp_rn_f32_slowpath is named
+            # right after the first kernel's symbols, before its .rela.text; tests/probes_rw2)
             named = {r.symbol for r in fn.relocations}
             for callee in self.m.functions:
-                if callee.name in named and callee.linkage == "static" and callee.name not in self.func_symbols:
-                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+                if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
+                    info = _LOCAL_FUNC if callee.linkage == "static" else _WEAK_FUNC
+                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=info, size=len(callee.sass))
             # -g: the kernel's own constant bank comes after those symbols, before its
             # relocation sections (fp64 probe, every target)
             self.constant_bank(fn, text)
-        elif not self.rel and fn.inlined:
+        elif not self.rel and fn.inlined and not hidden:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
+            elif resolved:  # below sm_90: the resolved extern call's .rel only (misc_device: __assertfail, tests/probes_rw2)
+                self.ask_relocations(text, [(".rel", None)])
             return
         # ptxas asks for a relocation section when it makes the first relocation of its kind,
         # in code order: a return address (against the function itself) starts RELA, every
@@ -215,8 +221,15 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        kinds = [".rel"] if resolved else []
-        kinds += [".rela" if r.symbol == fn.name else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
+        kinds = [".rela", ".rel"] if hidden else []
+        kinds += [".rel"] if resolved else []
+        # a relocation with a nonzero addend is made RELA at once: below sm_90 the return
+        # address of a resolved internal call, kept in -c against no symbol (R_CUDA 0x44,
+        # addend = return offset) ahead of the REL call target at the same offset
+        # (reduce_atomics/coop_grid -c, sm_75..sm_89), and on every target a reference into
+        # the middle of a .const variable (constant_tables -c: poly_exp reads c_poly[5] first,
+        # .rela.text before .rel.text); tests/probes_rw2
+        kinds += [".rela" if r.symbol == fn.name or r.addend else ".rel" for r in sorted(fn.relocations, key=lambda r: r.offset)]
         if (rela and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
             kinds.append(".rela")
         entries = {".rel": rel or None, ".rela": rela or None}
@@ -604,6 +617,7 @@ class _Emitter:
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
+        self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
         if self.rel:
@@ -656,7 +670,10 @@ class _Emitter:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
-                if linkage != "visible":
+                if linkage == "builtin":  # $__internal_N_$<builtin>, N counts them (decompose._BUILTIN_COPY)
+                    obj.new_symbol(f"$__internal_{self.builtin_copies}_${callee}", info=_WEAK_FUNC, section=text, value=offset, size=size)
+                    self.builtin_copies += 1
+                elif linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
             self.jump_table_relocations(fn)
