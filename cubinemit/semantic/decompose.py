@@ -7,6 +7,8 @@ target. Everything the builder derives is dropped.
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 import attrs
@@ -158,6 +160,12 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     except ModelError as exc:
         raise NotImplementedError(f"declaration order not recovered: {exc}") from None
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
+    if whole_program:
+        # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
+        # call edge, so the declaration order drops them; they stand first, like the other
+        # functions without a .text
+        kept = {f.name for f in module.functions}
+        module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
 
 
 def _ptx_function(f: Function) -> PtxFunction:
@@ -244,6 +252,7 @@ def decompose(obj: ElfObject) -> Module:
         )
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn)
+        _resolved_call(obj, fn)
         _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
@@ -253,7 +262,7 @@ def decompose(obj: ElfObject) -> Module:
                 (m.name, m.value, m.size) for m in obj.merc_symbols if m.type == STT_FUNC and m.section is capsule
             ]
         prefix = f"${sym.name}$"
-        fn.inlined = [(s.name[len(prefix) :], s.value, s.size) for s in in_section.get(id(text), ()) if s.name.startswith(prefix)]
+        fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
         module.functions.append(fn)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
@@ -267,6 +276,8 @@ def decompose(obj: ElfObject) -> Module:
                 if callee not in known:
                     known.add(callee)
                     linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
+                    if _BUILTIN_COPY.match(sym.name):
+                        linkage = "builtin"  # a ptxas builtin's copy ($__internal_N_$, WEAK)
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     _call_facts(obj, module, whole_program)
     from .data import decompose_data, decompose_shared
@@ -284,6 +295,22 @@ def decompose(obj: ElfObject) -> Module:
         # the capsule determines
         module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
     return module
+
+
+#: whole program: ptxas names the copy of a builtin it injected (``__cuda_sm20_rcp_rn_f32_slowpath``
+#: for rcp.rn.f32, ``__cuda_sm70_barrier_sync_0`` for cooperative-groups barriers...) not
+#: ``$<kernel>$<callee>`` but ``$__internal_<N>_$<callee>``, N counting those copies over the
+#: module in creation order (softmax_warp: the half kernel, first in .text order, holds
+#: __internal_0, the float one __internal_1; tests/probes_rw2, every target)
+_BUILTIN_COPY = re.compile(r"^\$__internal_(\d+)_\$(.+)$")
+
+
+def _copy_callee(name: str, prefix: str) -> str | None:
+    """The callee whose inlined copy the FUNC symbol ``name`` in a kernel's .text is."""
+    if name.startswith(prefix):
+        return name[len(prefix) :]
+    m = _BUILTIN_COPY.match(name)
+    return m.group(2) if m else None
 
 
 def _debug_labels(obj: ElfObject, module: Module) -> None:
@@ -332,6 +359,27 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
     first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
     if first_kind != ".rel":
         fn.facts["resolved_relocations"] = True
+
+
+def _resolved_call(obj: ElfObject, fn: Function) -> None:
+    """Below sm_90, some code makes a subroutine call that ptxas resolves itself: it asks for
+    .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
+    when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
+    (histogram kernels: ``atom.global.add.u32 %r, [%rd], 1`` in a grid-stride loop, every
+    mode), and in the builtins ``__cuda_sm70_shflsync_*`` and kernels using cooperative-group
+    barriers; sm_75..sm_89, tests/probes_rw2. When the .rela name comes first although the
+    relocations kept would have asked .rel first (or none at all), the code made such a call:
+    fact ``resolved_call``."""
+    if obj.sm >= 90:
+        return
+    names = [slot.text for slot in obj.shstrtab.slots]
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
+    if rela not in names or rel not in names or names.index(rel) < names.index(rela):
+        return
+    first = min(fn.relocations, key=lambda r: r.offset, default=None)
+    if first is None or first.addend is None:
+        fn.facts["resolved_call"] = True
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:

@@ -191,12 +191,14 @@ class _Emitter:
             self.relocations_on_demand(fn, text)
             return
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
-        # (through .nv.constant4) and -g references to .const data
+        # (through .nv.constant4), -g references to .const data, sm_90 -c references to the
+        # tombstoned cap symbol
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
-        if not fn.relocations and not fn.inlined and not resolved and not shared_refs:
+        hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
+        if not fn.relocations and not fn.inlined and not resolved and not shared_refs and not hidden:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
@@ -205,17 +207,22 @@ class _Emitter:
         if self.debug:
             # -g keeps the relocations; the static functions they name get their symbols now,
             # in declaration order (not code order: k_poly calls poly before square, yet
-            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel)
+            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel); so are the
+            # WEAK builtins it calls (softmax_warp -g: __cuda_sm20_rcp_rn_f32_slowpath is named
+            # right after the first kernel's symbols, before its .rela.text; tests/probes_rw2)
             named = {r.symbol for r in fn.relocations}
             for callee in self.m.functions:
-                if callee.name in named and callee.linkage == "static" and callee.name not in self.func_symbols:
-                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=_LOCAL_FUNC, size=len(callee.sass))
+                if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
+                    info = _LOCAL_FUNC if callee.linkage == "static" else _WEAK_FUNC
+                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=info, size=len(callee.sass))
             # -g: the kernel's own constant bank comes after those symbols, before its
             # relocation sections (fp64 probe, every target)
             self.constant_bank(fn, text)
-        elif not self.rel and (fn.inlined or shared_refs):
+        elif not self.rel and (fn.inlined or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
+            elif resolved:  # below sm_90: the resolved extern call's .rel only (misc_device: __assertfail, tests/probes_rw2)
+                self.ask_relocations(text, [(".rel", None)])
             return
         # ptxas asks for a relocation section when it makes the first relocation of its kind,
         # in code order: a return address (against the function itself) starts RELA, every
@@ -234,21 +241,29 @@ class _Emitter:
                 asked.append(kind)
                 self.ask_relocations(text, [(kind, entries[kind])])
 
+        if hidden:
+            ask(".rela")
+            ask(".rel")
         if resolved:
             ask(".rel")
+            if not legacy:
+                ask(".rela")  # turned RELA at once from sm_90 on
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         for r in sorted(fn.relocations, key=lambda r: r.offset):
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
-            # -c below sm_90: a sampled texture's reference (an addend: its bank-0 slot) starts
-            # RELA (texref_independent -c: .rela.text.k_texs before .rel.text.k_texs)
-            if r.symbol == fn.name or (legacy and r.symbol in refs and r.addend is not None):
+            # made RELA at once: a return address; a relocation with a nonzero addend (below
+            # sm_90 the return address of a resolved internal call, kept in -c against no
+            # symbol, and on every target a reference into the middle of a .const variable:
+            # reduce_atomics/coop_grid/constant_tables -c, tests/probes_rw2); -c below sm_90, a
+            # sampled texture's reference (texref_independent -c: .rela.text.k_texs first)
+            if r.symbol == fn.name or r.addend or (legacy and r.symbol in refs and r.addend is not None):
                 ask(".rela")
             else:
                 ask(".rel")
                 if not legacy:
                     ask(".rela")  # turned RELA at once from sm_90 on
-        if (legacy and any(r.symbol != fn.name for r in rela)) or (resolved and not legacy):
+        if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
         for d in self.m.data:  # variables no relocation names, after the walk
             if d.space == "shared" and d.scope == fn.name:
@@ -763,6 +778,7 @@ class _Emitter:
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
+        self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
         if self.rel:
@@ -828,7 +844,10 @@ class _Emitter:
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
-                if linkage != "visible":
+                if linkage == "builtin":  # $__internal_N_$<builtin>, N counts them (decompose._BUILTIN_COPY)
+                    obj.new_symbol(f"$__internal_{self.builtin_copies}_${callee}", info=_WEAK_FUNC, section=text, value=offset, size=size)
+                    self.builtin_copies += 1
+                elif linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
             self.jump_table_relocations(fn)

@@ -1,0 +1,118 @@
+"""Semantic round trip of realistic nvcc-generated PTX (tests/probes_rw2: LLM-style softmax,
+layernorm, GEMMs, WMMA, bf16 attention, atomics, ggml quantisation, printf/switch/double math,
+__constant__ tables and __grid_constant__, cooperative groups, CuTe-style templates, clusters),
+built by ptxas 13.0.88 on ten targets in five modes.
+
+Every case must round-trip byte for byte, except: cases the semantic level declines
+(NotImplementedError, counted; shared memory is the big one), the listed known mismatches
+(:data:`KNOWN_MISMATCH`, which must stay mismatched or be removed from the list when fixed),
+and the ModelError of the dynamic-shared-memory -c builds (:data:`KNOWN_ERROR`).
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import pytest
+
+import oracle
+from cubinemit.inspect import where_in
+from cubinemit.reader import read_cubin
+from cubinemit.roundtrip import first_difference, semantic_roundtrip
+
+PROBES = sorted((Path(__file__).resolve().parent / "probes_rw2").glob("*.ptx"))
+TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120")
+MODES = ("def", "c", "lineinfo", "g", "O0")
+
+#: (probe, mode) -> why: mismatches not modelled yet (every target unless noted)
+KNOWN_MISMATCH = {
+    # -g: the builtin __cuda_sm20_div_rn_f64_full, called only from the static
+    # __internal_accurate_pow that calc calls, is named in .strtab before
+    # __internal_accurate_pow (sm_90+: .strtab; below: .shstrtab/.strtab order of the .rel names)
+    ("printf_switch", "g"): "-g symbol order of a builtin reached through a static callee",
+}
+#: (probe, mode) -> the error text: failures that are not declines yet
+KNOWN_ERROR = {
+    # extern __shared__ sdata[]: the -c relocations name the dynamic shared array (shared memory)
+    ("dyn_smem_scan", "c"): "which no symbol defines",
+}
+#: at least this many cases are exact (594 of 770 at the time of writing)
+MIN_EXACT = 590
+
+
+def _cases() -> list[tuple[Path, str, str]]:
+    return [
+        (p, t, m)
+        for p in PROBES
+        for t in TARGETS
+        for m in MODES
+        if not (p.stem.endswith("_90") and int(t[3:].rstrip("af")) < 90)  # compute_90 PTX
+    ]
+
+
+@pytest.fixture(scope="module")
+def rw_corpus(ptxas_ok: None) -> dict[tuple[str, str, str], Path]:
+    return oracle.compile_many(_cases())
+
+
+def test_probes_are_there():
+    stems = {p.stem for p in PROBES}
+    assert len(stems) >= 15
+    assert {"softmax_warp", "layernorm_smem", "wmma_gemm", "ggml_quant", "cluster_sm90_90", "printf_switch"} <= stems
+
+
+def _outcome(data: bytes) -> tuple[str, str]:
+    try:
+        rebuilt = semantic_roundtrip(data)
+    except NotImplementedError as exc:
+        return "declined", str(exc)
+    except Exception as exc:  # noqa: BLE001 - reported with its type below
+        return "error", f"{type(exc).__name__}: {exc}"
+    off = first_difference(rebuilt, data)
+    if off is None:
+        return "exact", ""
+    return "mismatch", f"{hex(off)} {where_in(read_cubin(data), off)}"
+
+
+def test_realworld_roundtrip(rw_corpus):
+    counts: collections.Counter[str] = collections.Counter()
+    declined: collections.Counter[str] = collections.Counter()
+    unexpected = []
+    still_known = set()
+    for stem, target, mode in sorted(rw_corpus):
+        kind, detail = _outcome(rw_corpus[(stem, target, mode)].read_bytes())
+        counts[kind] += 1
+        if kind == "declined":
+            declined[detail.split(":")[0][:80]] += 1
+        elif kind == "mismatch":
+            if (stem, mode) in KNOWN_MISMATCH:
+                still_known.add((stem, mode))
+            else:
+                unexpected.append((stem, target, mode, detail))
+        elif kind == "error":
+            if KNOWN_ERROR.get((stem, mode), "\0") in detail:
+                still_known.add((stem, mode))
+            else:
+                unexpected.append((stem, target, mode, detail))
+    print(dict(counts), dict(declined))
+    assert not unexpected, unexpected
+    # a known gap that was closed must leave the list
+    assert still_known == set(KNOWN_MISMATCH) | set(KNOWN_ERROR), (set(KNOWN_MISMATCH) | set(KNOWN_ERROR)) - still_known
+    assert counts["exact"] >= MIN_EXACT, counts
+    # declines are counted, not passed: only shared memory and the -c declaration-order search
+    # (printf_switch, cluster_sm90_90: builtins called from several functions) decline today
+    for reason in declined:
+        assert reason.startswith(("decomposing .nv.shared.", "declaration order not recovered")), reason
+
+
+@pytest.mark.parametrize("stem", ["softmax_warp", "reduce_atomics", "coop_grid", "constant_tables", "misc_device", "ggml_quant"])
+@pytest.mark.parametrize("target", ["sm_75", "sm_89", "sm_90", "sm_120"])
+def test_fixed_rules_are_exact(rw_corpus, stem, target):
+    """The rules added with these probes: builtin copies $__internal_N_$, the -g WEAK builtin
+    symbols, the resolved internal call (.rela then .rel below sm_90), RELA for relocations
+    with an addend, the legacy extern call's .rel next to inlined copies."""
+    for mode in MODES:
+        data = rw_corpus[(stem, target, mode)].read_bytes()
+        off = first_difference(semantic_roundtrip(data), data)
+        assert off is None, (stem, target, mode, hex(off), where_in(read_cubin(data), off))
