@@ -291,12 +291,14 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
         if y.name == "__nv_reservedSMEM_tcgen05_partition":
             raise NotImplementedError("the tcgen05 partition in reserved shared memory is not implemented yet")
         # an undefined variable (an extern .shared or .global of a -c or -g build) other than
-        # the reserved-SMEM and UDT/UFT symbols ptxas makes itself
+        # the reserved-SMEM and UDT/UFT symbols ptxas makes itself; -c extern .shared is modelled
         if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")):
+            if alloc_mode(module) is Mode.RELOCATABLE and y.other == 0x40 and y.bind == STB_GLOBAL:
+                continue
             raise NotImplementedError(f"undefined variable {y.name!r} (extern .shared/.global of a -c or -g build) is not implemented yet")
     sections = [s for s in obj.sections if not s.mercury and s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"]
     debug = [s for s in obj.sections if not s.mercury and s.name == ".nv_debug.shared"]
-    if not sections and not debug:
+    if not sections and not debug and not (alloc_mode(module) is Mode.RELOCATABLE and any(y.other == 0x40 and y.section is None and y.type == 13 for y in obj.symbols)):
         return
     mode = alloc_mode(module)
     if mode is Mode.RELOCATABLE:
@@ -346,6 +348,7 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
     kernel's own, in .nv_debug.shared for a device function's. Users are the functions whose
     relocations name a variable."""
     ids = {id(s) for s in sections}
+    externs = [y for y in obj.symbols if y.type == 13 and y.section is None and y.shndx == 0 and y.other == 0x40 and y.bind == STB_GLOBAL]
     users: dict[str, list[str]] = {}
     for s in obj.sections:
         if s.relocs and isinstance(s.info, Section) and s.info.name.startswith(".text.") and not s.mercury:
@@ -373,7 +376,9 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             scope = current  # function scope: -c names them $__<name>__<PTX line>
         d = DataObject(y.name, "shared", y.size, y.value, None, "visible" if y.bind == STB_GLOBAL else "static", users=users.get(y.name, []), scope=scope)
         (visible if y.bind == STB_GLOBAL else internal).append(d)
-    module.data.extend(visible + internal)
+    # extern (dynamic) .shared stays undefined; the linker places it (alignment not recorded)
+    extern = [DataObject(y.name, "shared", 0, 1, None, "extern", users=users.get(y.name, [])) for y in externs]
+    module.data.extend(visible + internal + extern)
     _hidden_first_reference(obj, module, {d.name: d for d in visible + internal})
 
 

@@ -708,6 +708,12 @@ class _Emitter:
             if v in p.variables and v.linkage == "visible":
                 name = section_of(v)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
+        if self.rel:
+            # -c: extern .shared stays an undefined GLOBAL, named after the visible variables
+            # (shared_dynamic -c: `k_nodyn dyn_smem k_dyn`)
+            for d in self.m.data:
+                if d.space == "shared" and d.linkage == "extern":
+                    self.data_symbols[d.name] = self.obj.new_symbol(d.name, info=0x1D, other=self.space_mark(d))
 
     def space_mark(self, v: DataObject) -> int:
         """Relocatable output types variables STT_CUDA_OBJECT and marks their space in st_other
