@@ -2,6 +2,9 @@
 
     .venv/bin/python benchmarks/roundtrip_bench.py [N_KERNELS] [TARGET]
 
+(From a git worktree, prefix PYTHONPATH=. so that the worktree's package is measured, not the
+one the virtual environment has installed.)
+
 Compiles N copies of a small kernel with ptxas 13.0.88 once, then times, side by side in one
 run: container read + write, and semantic decompose + build (target: well under a second for
 1,000 kernels). Prints best-of-5 seconds and the ratio to the target.

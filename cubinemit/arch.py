@@ -7,6 +7,7 @@ values are measured on ptxas 13.0.88 output (see tests/test_arch.py for the prob
 from __future__ import annotations
 
 import enum
+import functools
 import re
 
 import attrs
@@ -127,6 +128,7 @@ def family_of(sm: int) -> Family:
     return Family.BLACKWELL
 
 
+@functools.cache
 def facts(sm: int) -> ArchFacts:
     """The container facts for SM number ``sm`` (75, 90, 100, ...)."""
     return attrs.evolve(_FAMILY_FACTS[family_of(sm)], **_SM_OVERRIDES.get(sm, {}))  # type: ignore[arg-type]

@@ -67,8 +67,9 @@ for; only its header is understood here (:func:`capsule_header`: u32 header inde
 
 from __future__ import annotations
 
+import bisect
 import struct
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -274,16 +275,19 @@ _CREATED_AS = (
 )
 
 
-def creation_name(section: Section, obj: ElfObject) -> str:
+def creation_name(section: Section, obj: ElfObject, targets: Container[int] | None = None) -> str:
     """The name ``section`` was created under, which its Mercury clone and its section symbol in
     ``.nv.merc.symtab`` keep: banks 4 and 3 were ``.nv.constant.pic`` / ``.user``, bank 2 of a
     function ``.nv.constant.optimizer.<f>``, and a bank 0 that carries relocations (texture,
-    surface and sampler indices) ``.nv.constant.entry_image_header_indices.<f>``."""
+    surface and sampler indices) ``.nv.constant.entry_image_header_indices.<f>``.
+    ``targets`` is :func:`_reloc_targets` of ``obj``, when the caller has it."""
     name = section.name
     for new, old in _CREATED_AS:
         if name == new or (new.endswith(".") and name.startswith(new)):
             return old + name[len(new) :]
-    if name.startswith(".nv.constant0.") and _reloc_section_of(obj, section) is not None:
+    if targets is None:
+        targets = _reloc_targets(obj)
+    if name.startswith(".nv.constant0.") and id(section) in targets:
         return ".nv.constant.entry_image_header_indices." + name[len(".nv.constant0.") :]
     return name
 
@@ -380,14 +384,16 @@ def derive_merc_symbols(obj: ElfObject, facts: MercuryFacts) -> list[Symbol]:
     func_of_text = {id(s): _text_owner(s) for s in obj.sections if s.name.startswith(".text.") and not s.mercury}
     strslot = {slot.text: slot for slot in obj.strtab.slots if slot.text}
     debug_g = _is_debug_g(obj)
+    targets = _reloc_targets(obj)
     out: list[Symbol] = []
     for sym in main:
         sec = sym.section
         new = Symbol(sym.name_slot, sym.info, sym.other, sec, sym.shndx, sym.value, sym.size)
         if sec is not None:
             new.section = clones.get(id(sec), sec)
-            if sym.type == STT_SECTION and sym.name != creation_name(sec, obj):
-                slot = strslot.get(creation_name(sec, obj))
+            created = creation_name(sec, obj, targets) if sym.type == STT_SECTION else sym.name
+            if created != sym.name:
+                slot = strslot.get(created)
                 if slot is None:
                     raise MercuryError(f"no .strtab string for the creation name of {sec.name}")
                 new.name_slot = slot
@@ -656,6 +662,12 @@ def _reloc_section_of(obj: ElfObject, target: Section) -> Section | None:
     return None
 
 
+def _reloc_targets(obj: ElfObject) -> set[int]:
+    """ids of the sections that have a (non-Mercury) relocation section: where
+    :func:`_reloc_section_of` finds one."""
+    return {id(s.info) for s in obj.sections if s.relocs is not None and not s.mercury and isinstance(s.info, Section)}
+
+
 def _index_area(obj: ElfObject, bank: Section) -> int:
     rel = _reloc_section_of(obj, bank)
     if rel is None or not rel.relocs:
@@ -714,10 +726,20 @@ def _is_cie(body: bytes) -> bool:
     return body[:8] == b"\xff" * 8
 
 
-def _fde_range(obj: ElfObject, facts: MercuryFacts, reloc: Relocation | None, length: int) -> int:
+def _function_spans(obj: ElfObject) -> dict[tuple[int, int, int], Symbol]:
+    """The first function symbol (in symbol order) covering each (id(section), start, end)."""
+    spans: dict[tuple[int, int, int], Symbol] = {}
+    for y in obj.symbols:
+        if y.type == STT_FUNC and y.section is not None:
+            spans.setdefault((id(y.section), y.value, y.value + y.size), y)
+    return spans
+
+
+def _fde_range(spans: Mapping[tuple[int, int, int], Symbol], facts: MercuryFacts, reloc: Relocation | None, length: int) -> int:
     """Mercury address_range of an FDE whose initial_location relocation is ``reloc`` and whose
     SASS address_range is ``length``: the Mercury size of the function it covers; for a
-    kernel's FDE that stops where its first whole-program clone starts, the Mercury distance."""
+    kernel's FDE that stops where its first whole-program clone starts, the Mercury distance.
+    ``spans`` is :func:`_function_spans` of the object."""
     if reloc is None or reloc.symbol is None or reloc.symbol.section is None:
         raise MercuryError("FDE without an initial_location relocation")
     sym = reloc.symbol
@@ -725,11 +747,11 @@ def _fde_range(obj: ElfObject, facts: MercuryFacts, reloc: Relocation | None, le
     start = sym.value + (reloc.addend or 0)
     end = start + length
     ff = facts.functions.get(owner)
-    for y in obj.symbols:
-        if y.type == STT_FUNC and y.section is sym.section and y.value == start and y.value + y.size == end:
-            if ff is None or y.name not in ff.sizes:
-                raise MercuryError(f"no Mercury size for {y.name}")
-            return ff.sizes[y.name]
+    y = spans.get((id(sym.section), start, end))
+    if y is not None:
+        if ff is None or y.name not in ff.sizes:
+            raise MercuryError(f"no Mercury size for {y.name}")
+        return ff.sizes[y.name]
     return facts.pc(owner, end) - facts.pc(owner, start)
 
 
@@ -857,6 +879,7 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
         pos += 12 + n + (-(12 + n)) % 8
     out = bytearray()
     fde_no = 0
+    spans = _function_spans(obj)
     for off, hdr, body in entries:
         if _is_cie(body):
             # version 3, augmentation "", then code_alignment_factor (ULEB 4 -> 1)
@@ -872,7 +895,7 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
         if fde_no in facts.fde_ranges:
             rng = facts.fde_ranges[fde_no]
         else:
-            rng = _fde_range(obj, facts, init, length)
+            rng = _fde_range(spans, facts, init, length)
         if stored:
             if init is None or init.symbol is None:
                 raise MercuryError(f"FDE at {off:#x}: stored location without a function")
@@ -886,11 +909,8 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
 
 # --- .nv.merc.rela.* ---------------------------------------------------------------------------
 def _entry_index(starts: Sequence[int], offset: int) -> int:
-    lo = 0
-    for k, s in enumerate(starts):
-        if s <= offset:
-            lo = k
-    return lo
+    """The index of the last of the ascending ``starts`` at or before ``offset`` (0 if none)."""
+    return max(bisect.bisect_right(starts, offset) - 1, 0)
 
 
 def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFacts) -> list[tuple[int, int, int, int]]:
@@ -1413,13 +1433,14 @@ def _default_fde_ranges(obj: ElfObject, facts: MercuryFacts) -> dict[int, int]:
         return {}
     rel = _reloc_section_of(obj, orig)
     func_at = {r.offset: r for r in (rel.relocs or () if rel else ()) if r.symbol is not None and r.symbol.type == STT_FUNC and r.type == 2}
+    spans = _function_spans(obj)
     out: dict[int, int] = {}
     n = 0
     for off, _, body in _frame_entries(orig.data):
         if _is_cie(body):
             continue
         try:
-            out[n] = _fde_range(obj, facts, func_at.get(off + 20), struct.unpack_from("<Q", body, 16)[0])
+            out[n] = _fde_range(spans, facts, func_at.get(off + 20), struct.unpack_from("<Q", body, 16)[0])
         except MercuryError:
             pass
         n += 1

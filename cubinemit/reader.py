@@ -332,6 +332,7 @@ class _Reader:
             if lay.offsets[id(s)] != want:
                 s.forced_offset = want
                 lay = layout(obj)
+        headers = (q.e_flags, q.phdrs, q.e_phentsize)
         if lay.ehdr.e_flags != eh.e_flags:
             q.e_flags = eh.e_flags
         if eh.e_phnum:
@@ -342,10 +343,12 @@ class _Reader:
             q.phdrs = []
         if lay.ehdr.e_phentsize != eh.e_phentsize:
             q.e_phentsize = eh.e_phentsize
-        out = write(obj)
+        if (q.e_flags, q.phdrs, q.e_phentsize) != headers:  # a header quirk: lay out again
+            lay = layout(obj)
+        out = write(obj, lay)
         if len(out) != len(self.data):
-            q.file_size = len(self.data)
-            out = write(obj)
+            q.file_size = len(self.data)  # write() applies it; the layout stands
+            out = write(obj, lay)
         if out != self.data:
             q.overlay = _diff_runs(out, self.data)
 

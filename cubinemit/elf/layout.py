@@ -216,24 +216,32 @@ def _is_shared_clone(section: Section, obj: ElfObject) -> bool:
     return section.data == orig.data
 
 
-def layout(obj: ElfObject) -> Layout:
-    """Lay out ``obj``. Raises ModelError for a dangling reference."""
-    order = header_order(obj)
+def section_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
+    """The sections in the header table (index 1 onwards): :func:`header_order`, with
+    ``.symtab_shndx`` only when it is needed. ``late`` is :func:`late_banks`, when known."""
+    order = header_order(obj, late)
     if not _needs_shndx(obj):
         order = [s for s in order if s.role is not Role.SYMTAB_SHNDX]
+    return order
+
+
+def layout(obj: ElfObject) -> Layout:
+    """Lay out ``obj``. Raises ModelError for a dangling reference."""
+    late = late_banks(obj)
+    order = section_order(obj, late)
     index = {id(s): i for i, s in enumerate(order, start=1)}
 
     shstr_bytes, shstr_off = obj.shstrtab.layout()
     str_bytes, str_off = obj.strtab.layout()
 
-    symbols = symbol_order(obj)
+    symbols = symbol_order(obj, late)
     sym_index = {id(s): i for i, s in enumerate(symbols, start=1)}
     merc_index = {id(s): i for i, s in enumerate(obj.merc_symbols, start=1)}
 
     contents: dict[int, bytes] = {}
     info_override: dict[int, int] = {}
     ordinal = {id(slot): n for n, slot in enumerate(obj.shstrtab.slots)}
-    symtab_bytes, xindex, symtab_info = _symtab_bytes(symbols, str_off, index, ".symtab", ordinal, late_banks(obj))
+    symtab_bytes, xindex, symtab_info = _symtab_bytes(symbols, str_off, index, ".symtab", ordinal, late)
     for section in order:
         if section.role is Role.SHSTRTAB:
             contents[id(section)] = shstr_bytes
@@ -307,7 +315,7 @@ def layout(obj: ElfObject) -> Layout:
     if obj.quirks.phdrs is not None:
         phdrs = list(obj.quirks.phdrs)
     elif obj.e_type == ET_EXEC:
-        phdrs = _program_headers(obj, order, offsets, size_of, phoff)
+        phdrs = _program_headers(obj, order, offsets, size_of, phoff, late)
     else:
         phdrs = []
     if obj.e_type == ET_EXEC:
@@ -338,12 +346,11 @@ def layout(obj: ElfObject) -> Layout:
 
 
 def _program_headers(
-    obj: ElfObject, order: list[Section], offsets: dict[int, int], size_of: Callable[[Section], int], phoff: int
+    obj: ElfObject, order: list[Section], offsets: dict[int, int], size_of: Callable[[Section], int], phoff: int, late: set[int]
 ) -> list[Phdr]:
     """EXEC program headers. sm_90+: PHDR and LOAD over the table, then one LOAD per
     non-empty group (read-only banks, code, data+bss, late banks). Below sm_90: PHDR, LOAD over
-    banks+code, LOAD over data+bss, then LOAD over the table, last."""
-    late = late_banks(obj)
+    banks+code, LOAD over data+bss, then LOAD over the table, last. ``late`` is :func:`late_banks`."""
     groups: dict[int, list[Section]] = {}
     for s in order:
         if s.mercury:

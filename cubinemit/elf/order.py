@@ -145,21 +145,25 @@ def section_is_reloc(section: Section) -> bool:
     return section.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA) and not section.mercury
 
 
-def header_order(obj: ElfObject) -> list[Section]:
-    """Sections in header-table order (index 1 onwards)."""
+def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
+    """Sections in header-table order (index 1 onwards). ``late`` is :func:`late_banks`, when
+    the caller has it."""
     if obj.quirks.header_order is not None:
         return list(obj.quirks.header_order)
-    late = late_banks(obj)
+    if late is None:
+        late = late_banks(obj)
     rpos = _reloc_positions(obj)
     return sorted(obj.sections, key=lambda s: (section_class(s, late), rpos.get(id(s), 0)))
 
 
-def symbol_order(obj: ElfObject) -> list[Symbol]:
+def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:
     """.symtab order (index 1 onwards): LOCAL and WEAK in creation order, then GLOBAL, then
-    (sm_90+) the section symbols of the late parameter banks."""
+    (sm_90+) the section symbols of the late parameter banks (``late``: :func:`late_banks`,
+    when the caller has it)."""
     if obj.quirks.keep_symbol_order:
         return list(obj.symbols)
-    late = late_banks(obj)
+    if late is None:
+        late = late_banks(obj)
 
     def key(sym: Symbol) -> int:
         if sym.type == STT_SECTION and sym.section is not None and id(sym.section) in late:

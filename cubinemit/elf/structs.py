@@ -82,7 +82,10 @@ class Shdr:
     sh_entsize: int = 0
 
     def pack(self) -> bytes:
-        return _SHDR.pack(*attrs.astuple(self))
+        return _SHDR.pack(
+            self.sh_name, self.sh_type, self.sh_flags, self.sh_addr, self.sh_offset,
+            self.sh_size, self.sh_link, self.sh_info, self.sh_addralign, self.sh_entsize,
+        )  # fmt: skip
 
     @classmethod
     def unpack(cls, data: bytes, offset: int = 0) -> Shdr:
@@ -126,7 +129,7 @@ class Sym:
         return self.st_info & 0xF
 
     def pack(self) -> bytes:
-        return _SYM.pack(*attrs.astuple(self))
+        return _SYM.pack(self.st_name, self.st_info, self.st_other, self.st_shndx, self.st_value, self.st_size)
 
     @classmethod
     def unpack(cls, data: bytes, offset: int = 0) -> Sym:

@@ -377,12 +377,16 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
     )
 
 
-def _by_name(functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None) -> dict[str, FunctionFacts]:
-    if functions is None:
-        return {}
+def _by_name(functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None, facts: FunctionFacts) -> Mapping[str, FunctionFacts]:
+    """``functions`` by name, ``facts`` standing under its own name unless one of them does
+    (a mapping that already holds it is used as is: no copy per function)."""
     if isinstance(functions, Mapping):
-        return dict(functions)
-    return {f.name: f for f in functions}
+        if facts.name in functions:
+            return functions
+        return {**functions, facts.name: facts}
+    by_name = {f.name: f for f in functions or ()}
+    by_name.setdefault(facts.name, facts)
+    return by_name
 
 
 def _propagates(module: ModuleFacts, facts: FunctionFacts) -> bool:
@@ -481,8 +485,7 @@ def build_function_info(
     """
     t = _target(target, module)
     _validate(t, module, facts)
-    by_name = _by_name(functions)
-    by_name.setdefault(facts.name, facts)
+    by_name = _by_name(functions, facts)
     s = _Slots(t, facts)
     f = facts
     kernel = f.is_kernel
@@ -760,6 +763,7 @@ def build_module_info(
 ) -> dict[str, list[NvInfoRecord]]:
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function."""
     out = {".nv.info": build_global_info(None, module, functions_in_text_order)}
+    by_name = {f.name: f for f in functions_in_text_order}
     for f in functions_in_text_order:
-        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=functions_in_text_order)
+        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
     return out

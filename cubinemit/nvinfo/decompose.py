@@ -16,7 +16,7 @@ from __future__ import annotations
 import attrs
 
 from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
-from ..elf.layout import layout
+from ..elf.order import header_order, symbol_order
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
@@ -114,8 +114,9 @@ class _Raw:
 
 def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
     """The module facts and the facts of every function with its own .text, in .text order."""
-    lay = layout(obj)
-    names = [""] + [s.name for s in lay.symbols]
+    order = header_order(obj)
+    symbols = symbol_order(obj)
+    names = [""] + [s.name for s in symbols]
 
     def symbol_name(index: int) -> str:
         if not 0 < index < len(names):
@@ -126,7 +127,7 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
     target = parse_target(options.arch if isinstance(options.arch, str) else f"sm_{obj.sm}")
     info: dict[str, list[NvInfoRecord]] = {}
     graph = CallGraph()
-    for s in lay.order:
+    for s in order:
         if s.sh_type == SHT_CUDA_INFO:
             info[s.name] = decode_nvinfo(s.data, section=s.name, symbol_name=symbol_name)
         elif s.sh_type == SHT_CUDA_CALLGRAPH:
@@ -180,17 +181,17 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
             elif r.attr is EIAttr.MIN_STACK_SIZE:
                 min_stack[r.symbol] = r.value
     raws: list[_Raw] = []
-    for s in lay.order:
+    for s in order:
         if not s.name.startswith(".text."):
             continue
         sym = s.info if isinstance(s.info, Symbol) else None
         if sym is None:
-            sym = next((y for y in lay.symbols if y.section is s and y.name == s.name[6:]), None)
+            sym = next((y for y in symbols if y.section is s and y.name == s.name[6:]), None)
         if sym is None:
             raise ModelError(f"{s.name}: no function symbol")
         raws.append(_Raw(sym, s, info.get(f".nv.info.{sym.name}", [])))
-    index = _func_index(lay.symbols)
-    funcs = [_function(target, module, raw, lay.symbols, regcount, frame, min_stack, index) for raw in raws]
+    index = _func_index(symbols)
+    funcs = [_function(target, module, raw, symbols, regcount, frame, min_stack, index) for raw in raws]
     if module.debug and not module.compile_only:
         funcs = _undo_propagation(module, funcs, raws)
     return module, funcs

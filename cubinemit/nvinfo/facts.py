@@ -23,7 +23,7 @@ from __future__ import annotations
 import types
 import functools
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import attrs
@@ -354,11 +354,18 @@ _FACT_CLASSES = (Param, Clone, MbarrierUse, IndirectJump, Atom16Emulation, Funct
 
 def to_json(facts: Any) -> Any:
     """A JSON-ready structure (dicts, lists, ints, strs, bools, None) for any fact object."""
-    if attrs.has(type(facts)):
-        return {f.name: to_json(getattr(facts, f.name)) for f in attrs.fields(type(facts))}
+    names = _field_names(type(facts))
+    if names is not None:
+        return {name: to_json(getattr(facts, name)) for name in names}
     if isinstance(facts, (tuple, list)):
         return [to_json(v) for v in facts]
     return facts
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(tp: type) -> tuple[str, ...] | None:
+    """The field names of an attrs class, None for any other type (cached per type)."""
+    return tuple(f.name for f in attrs.fields(tp)) if attrs.has(tp) else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -368,24 +375,46 @@ def _hints(tp: type) -> dict[str, Any]:
 
 
 def _structure(tp: Any, value: Any) -> Any:
+    return _converter(tp)(value)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _converter(tp: Any) -> Callable[[Any], Any]:
+    """The function that turns JSON into a ``tp`` (worked out once per type: inspecting the
+    type on every value is the slow part of :func:`from_json`)."""
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if value is None:
-            return None
-        return _structure(args[0], value)
+        some = _converter([a for a in typing.get_args(tp) if a is not type(None)][0])
+        return lambda value: None if value is None else some(value)
     if origin is tuple:
-        args = typing.get_args(tp)
-        inner = args[0]
-        return tuple(_structure(inner, v) for v in value)
+        inner = _converter(typing.get_args(tp)[0])
+        if inner is _identity:
+            return tuple
+        return lambda value: tuple(inner(v) for v in value)
     if isinstance(tp, type) and attrs.has(tp):
-        if isinstance(value, tp):
-            return value
-        if tp is CallGraph:
-            return _callgraph(value)
-        hints = _hints(tp)
-        return tp(**{k: _structure(hints[k], v) for k, v in value.items()})
-    return value
+        cls: type = tp
+
+        def structure(value: Any) -> Any:
+            if isinstance(value, cls):
+                return value
+            if cls is CallGraph:
+                return _callgraph(value)
+            fields = _field_converters(cls)
+            return cls(**{k: fields[k](v) for k, v in value.items()})
+
+        return structure
+    return _identity
+
+
+@functools.lru_cache(maxsize=None)
+def _field_converters(tp: type) -> dict[str, Callable[[Any], Any]]:
+    """A converter per field of an attrs class (looked up when first used, so that a class may
+    refer to itself)."""
+    return {name: _converter(hint) for name, hint in _hints(tp).items()}
 
 
 def from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:

@@ -11,6 +11,7 @@ Rules are per target, not per family, where ptxas differs inside a family: SW_WA
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import types
 from collections.abc import Callable, Mapping
@@ -174,6 +175,11 @@ _UNGATED = frozenset(
 
 def gate(arch: str | Target, code: int) -> Gate:
     """The rule for ``code`` on ``arch``."""
+    return _gate(arch.name if isinstance(arch, Target) else arch, code)
+
+
+@functools.lru_cache(maxsize=4096)
+def _gate(arch: str, code: int) -> Gate:  # a Gate is frozen: one per (target, code) is shared
     t = parse_target(arch)
     if code > PTXAS_LAST_CODE:
         return Gate(_as_attr(code), t.name, _NEVER, None, f"ptxas 13.0.88 knows codes up to {PTXAS_LAST_CODE:#x}")

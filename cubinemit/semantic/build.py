@@ -15,7 +15,7 @@ from ..elf.structs import pack_note
 from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
-from ..elf.layout import layout
+from ..elf.layout import section_order
 from ..elf.order import header_order, symbol_order
 from .emit import emit
 from .model import Function, Module
@@ -44,7 +44,11 @@ REL_ACTION = bytes.fromhex("73000000000000000000001125000536")
 
 
 def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
-    return [module.function(s.name[len(".text.") :]) for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    by_name: dict[str, Function] = {}
+    for f in module.functions:
+        by_name.setdefault(f.name, f)
+    names = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    return [by_name[n] if n in by_name else module.function(n) for n in names]
 
 
 def fill_metadata(module: Module, obj: ElfObject) -> None:
@@ -125,7 +129,7 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
     if "mercury" not in module.facts:
         raise NotImplementedError("the module has no Mercury facts")
     facts = decode(module.facts["mercury"])
-    index = layout(obj).index
+    index = {id(s): i for i, s in enumerate(section_order(obj), start=1)}  # as layout() numbers them
     for s in obj.sections:  # each capsule starts with the header index of its .text.<f>
         if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
             s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]

@@ -236,6 +236,10 @@ def decompose(obj: ElfObject) -> Module:
     for y in obj.symbols:
         if y.type == STT_FUNC and y.section is not None:
             in_section.setdefault(id(y.section), []).append(y)
+    merc_in_section: dict[int, list] = {}  # type: ignore[type-arg]
+    for m in obj.merc_symbols:
+        if m.type == STT_FUNC and m.section is not None:
+            merc_in_section.setdefault(id(m.section), []).append(m)
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -258,9 +262,7 @@ def decompose(obj: ElfObject) -> Module:
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
             fn.capsule = bytes(4) + capsule.data[4:]
-            fn.capsule_symbols = [
-                (m.name, m.value, m.size) for m in obj.merc_symbols if m.type == STT_FUNC and m.section is capsule
-            ]
+            fn.capsule_symbols = [(m.name, m.value, m.size) for m in merc_in_section.get(id(capsule), ())]
         prefix = f"${sym.name}$"
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
         module.functions.append(fn)

@@ -179,6 +179,8 @@ class _Emitter:
     def extern_calls(self, fn: Function) -> list[str]:
         """The extern functions ``fn`` calls."""
         called = set(fn.calls)
+        if not called:
+            return []
         # in declaration order (measured: free before malloc when declared so, whatever the call order)
         return [f.name for f in self.m.functions if f.linkage == "extern" and f.name in called]
 
