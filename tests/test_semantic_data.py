@@ -127,3 +127,30 @@ def test_builder_errors_name_the_variable():
         module.add_global("v1", 4)
     with pytest.raises(ModelError, match="'odd'"):
         module.add_constant("odd", 4, align=3)
+
+
+#: the memory-layout probes with shared memory (module, function-scope, extern, call graphs)
+ALLOC_SHARED = sorted(p.stem for p in ALLOC_PROBES.glob("*.ptx") if p.stem.startswith("sh_"))
+
+
+@pytest.mark.parametrize("target", ALLOC_TARGETS)
+def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
+    """Whole-program, -O0, -lineinfo and -c builds come back byte for byte; -g builds either do
+    or are declined (objects coloured into .nv_debug.shared: which kernels reach them is not
+    recorded once ptxas resolved the references), never rebuilt wrong."""
+    assert len(ALLOC_SHARED) >= 25
+    misses, declined, exact_g = [], [], 0
+    for name in ALLOC_SHARED:
+        for mode in ("def", "c", "O0", "lineinfo", "g"):
+            try:
+                where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
+            except NotImplementedError as exc:
+                declined.append((name, mode, str(exc)[:60]))
+                continue
+            if where is None:
+                exact_g += mode == "g"
+            elif not (target == "sm_110" and where.endswith(".nv.merc.nv.shared.reserved.0")):
+                misses.append(where)  # sm_110: the reserved clone's descriptor (KNOWN_GAPS)
+    assert not misses, misses
+    assert all(mode == "g" for _, mode, _ in declined), declined
+    assert exact_g >= 3, (exact_g, declined)

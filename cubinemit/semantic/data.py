@@ -157,7 +157,8 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
     layouts = {GLOBAL_INIT: globals_.init, GLOBAL: globals_.uninit, CONSTANT3: consts}
     if shared is not None and DEBUG_SHARED in shared.sections:
         sec = shared.sections[DEBUG_SHARED]
-        layouts[DEBUG_SHARED] = SectionLayout({n: v for n, (where, v) in shared.symbols.items() if where == DEBUG_SHARED}, sec.size, sec.align)
+        externs = {d.name for d in module.data if d.space == "shared" and d.linkage == "extern"}
+        layouts[DEBUG_SHARED] = SectionLayout({n: v for n, (where, v) in shared.symbols.items() if where == DEBUG_SHARED and n not in externs}, sec.size, sec.align)
     slots: list[str] = []
     if mode is Mode.WHOLE_PROGRAM:
         # every .global variable and every extern function a kernel calls takes a slot
@@ -304,8 +305,11 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
     if mode is Mode.RELOCATABLE:
         _decompose_relocatable_shared(obj, module, sections + debug)
         return
-    if mode is not Mode.WHOLE_PROGRAM or debug:
-        raise NotImplementedError(f"decomposing {(debug or sections)[0].name} of a -g build is not implemented yet")
+    if mode is Mode.DEBUG:
+        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None)
+        return
+    if debug:
+        raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
     base = facts(obj.sm).shared_base
     empty = []
     for s in sections:
@@ -396,3 +400,98 @@ def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, Da
         ask = slots.get(f".rel.text.{fn.name}")
         if var is not None and var.scope == fn.name and ask is not None and slots.get(var.name, -1) > ask:
             fn.facts["resolved_relocations"] = True
+
+
+#: names of the module data sections and their creation names (the -g data walk)
+_DATA_NAMES = frozenset({GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED, ".nv.constant.user", ".nv.constant.pic"})
+
+
+def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Section], debug: Section | None) -> None:
+    """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
+    several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
+    object is not recorded once ptxas resolved the references, so modules with coloured
+    objects are declined; the others are rebuilt: module variables (named in the data walk),
+    device functions' variables (named right after their function's code section) and the
+    kernels' own variables, with alignments inferred from the kernel sections; extern
+    (dynamic) shared memory sits in .nv_debug.shared after the static bytes of its kernels."""
+    data_names = {y.name for y in obj.symbols if y.section is not None and (y.section.name in _DATA_NAMES)}
+    slots = [slot.text for slot in obj.strtab.slots]
+    # the data walk: the names right after the first data section's, while they are data
+    first_data = next((i for i, t in enumerate(slots) if t in _DATA_NAMES), None)
+    walk: set[str] = set()
+    if first_data is not None:
+        for t in slots[first_data:]:
+            if t in _DATA_NAMES or t in data_names or t == "" or t.startswith(".nv.reservedSmem."):
+                walk.add(t)
+                continue
+            if any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") for y in obj.symbols):
+                walk.add(t)
+                continue
+            break
+    kernels = {s.name[len(".nv.shared.") :]: s for s in sections}
+    device = {f.name for f in module.functions if not f.is_kernel}
+    # a kernel's own variable named after the last relocation section ptxas asked for is one
+    # its code never references (named after the walk, sh_rand0 -g: `.rela.text.k0 k0v0`)
+    unused: set[str] = set()
+    position = {t: i for i, t in enumerate(slots)}
+    for k in kernels:
+        asks = [position[n] for n in (f".rel.text.{k}", f".rela.text.{k}") if n in position]
+        if not asks:
+            continue
+        for y in obj.symbols:
+            if y.section is kernels[k] and y.type != STT_SECTION and position.get(y.name, -1) > max(asks):
+                unused.add(y.name)
+    base = facts(obj.sm).shared_base
+    objects: list[DataObject] = []
+    placed: dict[str, list[tuple[str, int, int]]] = {}
+    current = None
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            current = y.section.name[len(".text.") :]
+            continue
+        if y.section is None or y.type == STT_SECTION:
+            continue
+        if debug is not None and y.section is debug:
+            if y.size == 0 and y.bind == STB_GLOBAL:
+                continue  # an extern, below
+            raise NotImplementedError(f"-g: {y.name!r} is coloured in .nv_debug.shared (shared by several kernels), whose users are not recorded")
+        if not y.section.name.startswith(".nv.shared.") or y.section.name == ".nv.shared.reserved.0":
+            continue
+        kernel = y.section.name[len(".nv.shared.") :]
+        users = [kernel] if y.name not in unused else []
+        if y.bind == STB_GLOBAL or y.name in walk:  # visible ones are module-scope, named late
+            scope = None
+        elif current in device:
+            scope, users = current, [current]  # a device function's, reached by this kernel only
+        else:
+            scope = kernel
+        linkage = "visible" if y.bind == STB_GLOBAL else "static"
+        objects.append(DataObject(y.name, "shared", y.size, 1, None, linkage, users=users, scope=scope))
+        placed.setdefault(kernel, []).append((y.name, y.value - base, y.size))
+    by_name = {d.name: d for d in objects}
+    funcs = {f.name: f for f in module.functions}
+    for k in kernels:
+        # own variables named before the kernel's first relocation section: its code's first
+        # (resolved) reference names one of them (matmul_tiled -g: `As .rel.text.k Bs`)
+        asks = [position[n] for n in (f".rel.text.{k}", f".rela.text.{k}") if n in position]
+        first = [d.name for d in objects if d.scope == k and asks and position.get(d.name, 1 << 30) < min(asks)]
+        if first and k in funcs:
+            funcs[k].facts["shared_named_first"] = first
+    for kernel, items in placed.items():
+        for name, align in infer_alignments(items, kernels[kernel].addralign, sort=True).items():
+            by_name[name].align = align
+    externs = []
+    if debug is not None:
+        sizes = {k: s.nobits_size for k, s in kernels.items()}
+        for y in obj.symbols:
+            if y.section is debug and y.size == 0 and y.bind == STB_GLOBAL and y.type != STT_SECTION:
+                users = sorted(k for k, size in sizes.items() if size == y.value)
+                externs.append(DataObject(y.name, "shared", 0, 1, None, "extern", users=users))
+    visible = [d for d in objects if d.linkage == "visible"]
+    module.data.extend(visible + [d for d in objects if d.linkage != "visible"] + externs)
+    layout = shared_layout(module, obj.sm)
+    expected = {s.name: (s.nobits_size, s.addralign) for s in sections + ([debug] if debug is not None else [])}
+    got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
+    values = {y.name: y.value for y in obj.symbols if y.name in by_name or any(y.name == e.name for e in externs)}
+    if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
+        raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")

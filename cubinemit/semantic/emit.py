@@ -205,6 +205,9 @@ class _Emitter:
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
                 self.ask_relocations(text, [(".rela", None)])
+            for d in self.m.data:  # -g: own .shared variables of a kernel without relocations
+                if d.space == "shared" and d.scope == fn.name:
+                    self.scoped_symbol(d.name)
             return
         if self.debug:
             # -g keeps the relocations; the static functions they name get their symbols now,
@@ -235,7 +238,7 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        entries = {".rel": rel or None, ".rela": rela or None}
+        entries = {".rel": rel or None, ".rela": rela or ([] if fn.facts.get("resolved_relocations") == "rela_kept" else None)}
         asked: list[str] = []
 
         def ask(kind: str) -> None:
@@ -243,6 +246,8 @@ class _Emitter:
                 asked.append(kind)
                 self.ask_relocations(text, [(kind, entries[kind])])
 
+        for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
+            self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
         if hidden:
             ask(".rela")
             ask(".rel")
@@ -251,6 +256,19 @@ class _Emitter:
             if not legacy:
                 ask(".rela")  # turned RELA at once from sm_90 on
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
+        # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
+        # which comes after the first relocation section asked for; unused ones after the walk
+        own = [d.name for d in self.m.data if d.space == "shared" and d.scope == fn.name and fn.name in d.users] if self.debug and fn.is_kernel else []
+
+        def name_own() -> None:
+            # -g: a kernel's own .shared variables are named once its first relocation section
+            # is asked for (shared_module/sh_callgraph -g: `.rel.text.k1 k1a .rela.text.k1`
+            # below sm_90, after both names from sm_90 on), used ones first
+            if asked:
+                for name in own:
+                    self.scoped_symbol(name)
+
+        name_own()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
@@ -265,6 +283,7 @@ class _Emitter:
                 ask(".rel")
                 if not legacy:
                     ask(".rela")  # turned RELA at once from sm_90 on
+            name_own()
         if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
         for d in self.m.data:  # variables no relocation names, after the walk
@@ -546,11 +565,24 @@ class _Emitter:
         p = self.plan
         if p is None:
             return
+        if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
+            # -g: extern .shared lives in .nv_debug.shared, made before the other variables'
+            # symbols (dyn_smem_scan -g; after sm_110's workaround object, shared_dynamic -g)
+            self.data_section(DEBUG_SHARED)
         for v in p.walk():
             if v.linkage != "visible":
                 name = section_of(v)
                 self.data_section(name)
-                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
+                section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                if v.space == "shared" and self.shared is not None:
+                    # -g: a module variable one kernel reaches lives in that kernel's section
+                    # (shared_dynamic -g: s_static in .nv.shared.k_dyn)
+                    where, value = self.shared.symbols[v.name]
+                    found = self.obj.find_section(where)
+                    if found is None:
+                        raise NotImplementedError(f"-g: {v.name!r} is privatised to {where}, made after the module variables")
+                    section = found
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=section, value=value, size=v.size)
                 self.place(v)  # .nv.constant4 after the first .global variable's symbol
 
     def visible_walk(self) -> None:
@@ -564,6 +596,7 @@ class _Emitter:
         for v in p.walk():
             if v.linkage == "visible":
                 self.place(v)
+
 
     def place(self, v: DataObject) -> None:
         """Make ``v``'s section if needed, and .nv.constant4 after the first .global variable."""
@@ -600,7 +633,14 @@ class _Emitter:
         if d is None:
             return
         where, value = self.shared.symbols[name]
+        owner = self.functions.get(d.scope or "")
+        if owner is not None and not owner.is_kernel:
+            # a device function's variable is named in .nv_debug.shared's list, which is made
+            # (and dropped when -g privatised everything) first (sh_rand14 -g)
+            self.data_section(DEBUG_SHARED)
         section = self.obj.find_section(where) if where != DEBUG_SHARED else self.data_section(DEBUG_SHARED)
+        if section is None:
+            raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
         self.data_symbols[name] = self.obj.new_symbol(name, info=0x0D if self.rel else 0x01, other=self.space_mark(d), section=section, value=value, size=d.size)
 
     def shared_objects(self, fn: Function) -> list[DataObject]:
@@ -646,6 +686,13 @@ class _Emitter:
         p = self.plan
         assert p is not None
         sh_type = d.rel_type if self.rel else d.exec_type
+        if name == DEBUG_SHARED and name not in p.layouts:
+            # -g: every module object went to a kernel's section; ptxas made .nv_debug.shared
+            # and dropped it (sh_rand13 -g: `~.nv_debug.shared o:m1`)
+            sec = self.section(d.creation_name(self.sm), sh_type, flags=d.flags)
+            self.obj.delete_section(sec)
+            self.data_sections[name] = sec
+            return sec
         if name == CONSTANT4:
             size, align = 8 * len(p.constant4), 8
             payload: dict[str, object] = {"data": bytes(size)}
@@ -653,7 +700,10 @@ class _Emitter:
             lay = p.layouts[name]
             size, align = lay.size, lay.align
             payload = {"nobits_size": size} if name in (GLOBAL, DEBUG_SHARED) else {"data": self.data_bytes(name)}
-        sec = self.section(d.creation_name(self.sm), sh_type, symbol=True, flags=d.flags, addralign=align, **payload)
+        # .nv_debug.shared gets a section symbol when a variable lives in it (-g: not for
+        # externs alone, shared_dynamic -g)
+        symbol = name != DEBUG_SHARED or bool(p.layouts[name].offsets)
+        sec = self.section(d.creation_name(self.sm), sh_type, symbol=symbol, flags=d.flags, addralign=align, **payload)
         self.data_sections[name] = sec
         return sec
 
@@ -709,13 +759,22 @@ class _Emitter:
                 continue
             if v in p.variables and v.linkage == "visible":
                 name = section_of(v)
-                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=self.data_sections[name], value=p.layouts[name].offsets[v.name], size=v.size)
-        if self.rel:
-            # -c: extern .shared stays an undefined GLOBAL, named after the visible variables
-            # (shared_dynamic -c: `k_nodyn dyn_smem k_dyn`)
+                section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                if v.space == "shared" and self.shared is not None:
+                    where, value = self.shared.symbols[v.name]  # -g: maybe privatised to a kernel
+                    section = self.obj.find_section(where) or section
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=section, value=value, size=v.size)
+        if self.rel or self.debug:
+            # extern .shared, named after the visible variables (shared_dynamic: `k_nodyn
+            # dyn_smem k_dyn`): -c leaves it an undefined GLOBAL; -g places it in
+            # .nv_debug.shared after the static bytes of the kernels that use it
             for d in self.m.data:
                 if d.space == "shared" and d.linkage == "extern":
-                    self.data_symbols[d.name] = self.obj.new_symbol(d.name, info=0x1D, other=self.space_mark(d))
+                    if self.rel:
+                        self.data_symbols[d.name] = self.obj.new_symbol(d.name, info=0x1D, other=self.space_mark(d))
+                    else:
+                        value = self.shared.symbols[d.name][1] if self.shared is not None else 0
+                        self.data_symbols[d.name] = self.obj.new_symbol(d.name, info=0x11, section=self.data_section(DEBUG_SHARED), value=value)
 
     def space_mark(self, v: DataObject) -> int:
         """Relocatable output types variables STT_CUDA_OBJECT and marks their space in st_other
