@@ -56,7 +56,12 @@ calls that have none yet, in *G* order (externs included: an ``.extern`` functio
 only when something calls it); for the first function of the order, the address-taken functions
 of the whole module join its callees there. ``.symtab`` lists the local and weak ones (static
 functions, builtins, weak functions) first, then the global ones, each group in creation order.
-Builtins are local in DFS builds and weak in ``-g`` / ``-c -O0`` builds.
+Builtins are local in DFS builds and weak in ``-g`` / ``-c -O0`` builds. Being local does not
+make them static for the order: a builtin stays a non-static root created in its first caller's
+body (printf_switch -c: ``[__internal_accurate_pow, _Z5helloi, __cuda_sm20_div_rn_f64_full,
+_Z4calc…]`` with the static declared first; cluster_sm90_90 -c on sm_90+; tests/probes_builtin,
+every target), so a reader of a cubin tells them from static functions by name
+(``__cuda_sm<N>_``, semantic.decompose.is_builtin_name).
 
 ``.nv.callgraph`` (whole program: only kernel -> extern edges, kernels in order, each one's
 externs (its inlined callees' included) from its last call site backwards; the other three lists

@@ -171,10 +171,16 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
 def _ptx_function(f: Function) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
+    linkage = f.linkage
+    if linkage == "static" and is_builtin_name(f.name):
+        # relocatable non-debug builds bind ptxas's builtins LOCAL like static functions, but
+        # the order rules treat them apart (funcorder: non-static, created in the body of
+        # their first caller); printf_switch / cluster_sm90_90 -c, tests/probes_builtin
+        linkage = "builtin"
     return PtxFunction(
         name=f.name,
         is_kernel=f.is_kernel,
-        linkage=f.linkage,  # type: ignore[arg-type]
+        linkage=linkage,  # type: ignore[arg-type]
         calls=f.calls,
         address_taken=f.address_taken,
         has_indirect_call=f.has_indirect_call,
@@ -330,6 +336,17 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
 _BUILTIN_COPY = re.compile(r"^\$__internal_(\d+)_\$(.+)$")
 
 
+#: the names of the functions ptxas injects for some instructions (``div.rn.f64`` calls
+#: ``__cuda_sm20_div_rn_f64_full``, cooperative-group barriers ``__cuda_sm70_barrier_sync_0``...;
+#: funcorder.BUILTIN_FOR_OP): ``__cuda_sm<N>_``, ``__cuda_sm3x_``
+_BUILTIN_NAME = re.compile(r"^__cuda_sm(\d+|\dx)_")
+
+
+def is_builtin_name(name: str) -> bool:
+    """Whether ``name`` is one of ptxas's injected builtins (see :data:`_BUILTIN_NAME`)."""
+    return _BUILTIN_NAME.match(name) is not None
+
+
 def _copy_callee(name: str, prefix: str) -> str | None:
     """The callee whose inlined copy the FUNC symbol ``name`` in a kernel's .text is."""
     if name.startswith(prefix):
@@ -378,6 +395,13 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
     .rela.text.<f> stays)."""
     names = [slot.text for slot in obj.shstrtab.slots]
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    # the compiler-constant bank is made at the first constant reference: after the relocation
+    # asks of the code before it (printf_switch -g sm_75-89: .rela, .rel, then .nv.constant2)
+    bank = f".nv.constant2.{fn.name}" if obj.sm < 90 else f".nv.constant.optimizer.{fn.name}"
+    if bank in names:
+        after = sum(1 for n in (rel, rela) if n in names and names.index(n) < names.index(bank))
+        if after:
+            fn.facts["constant_bank_after"] = after
     if rel not in names or (rela in names and names.index(rela) < names.index(rel)):
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)

@@ -184,12 +184,31 @@ class _Emitter:
         # in declaration order (measured: free before malloc when declared so, whatever the call order)
         return [f.name for f in self.m.functions if f.linkage == "extern" and f.name in called]
 
+    def debug_callee_symbols(self, fn: Function) -> None:
+        """-g keeps the relocations; the static functions they name get their symbols now, in
+        declaration order (not code order: k_poly calls poly before square, yet square is named
+        first; fabsf before fmaxf; dbg_calls/dbg_kernel); so are the WEAK builtins it calls
+        (softmax_warp -g: __cuda_sm20_rcp_rn_f32_slowpath is named right after the first
+        kernel's symbols, before its .rela.text; tests/probes_rw2). Walked in G order
+        (funcorder.g_order: non-static, WEAK builtins included, then static): printf_switch -g
+        names the builtin __cuda_sm20_div_rn_f64_full before the static __internal_accurate_pow
+        declared ahead of it (every target, tests/probes_rw2; tests/probes_builtin). -g -c
+        with constants names them before the on-demand walk (bi_bank_late g_c)."""
+        named = {r.symbol for r in fn.relocations}
+        functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
+        for callee in functions:
+            if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
+                info = _LOCAL_FUNC if callee.linkage == "static" else _WEAK_FUNC
+                self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=info, size=len(callee.sass))
+
     def text_relocations(self, fn: Function, text: Section) -> None:
         """Relocation sections of .text.<f>. Relocatable and -g output keep the relocations;
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
         self.reference_symbols(fn)
         if self.rel and fn.constants:
+            if self.debug:
+                self.debug_callee_symbols(fn)
             self.relocations_on_demand(fn, text)
             return
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
@@ -210,19 +229,15 @@ class _Emitter:
                     self.scoped_symbol(d.name)
             return
         if self.debug:
-            # -g keeps the relocations; the static functions they name get their symbols now,
-            # in declaration order (not code order: k_poly calls poly before square, yet
-            # square is named first; fabsf before fmaxf; dbg_calls/dbg_kernel); so are the
-            # WEAK builtins it calls (softmax_warp -g: __cuda_sm20_rcp_rn_f32_slowpath is named
-            # right after the first kernel's symbols, before its .rela.text; tests/probes_rw2)
-            named = {r.symbol for r in fn.relocations}
-            for callee in self.m.functions:
-                if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
-                    info = _LOCAL_FUNC if callee.linkage == "static" else _WEAK_FUNC
-                    self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=info, size=len(callee.sass))
+            self.debug_callee_symbols(fn)
             # -g: the kernel's own constant bank comes after those symbols, before its
-            # relocation sections (fp64 probe, every target)
-            self.constant_bank(fn, text)
+            # relocation sections (fp64 probe, every target), or, when the code's first
+            # constant reference follows some relocations, after the asks they made (fact
+            # constant_bank_after, decompose._resolved_references; printf_switch -g sm_75-89:
+            # .rela.text/.rel.text/.nv.constant2 of calc)
+            bank_after = int(fn.facts.get("constant_bank_after", 0))
+            if not bank_after:
+                self.constant_bank(fn, text)
         elif not self.rel and (fn.inlined or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
                 self.ask_relocations(text, [(".rel", None), (".rela", [])])
@@ -241,10 +256,14 @@ class _Emitter:
         entries = {".rel": rel or None, ".rela": rela or ([] if fn.facts.get("resolved_relocations") == "rela_kept" else None)}
         asked: list[str] = []
 
+        bank_after = int(fn.facts.get("constant_bank_after", 0)) if self.debug else 0
+
         def ask(kind: str) -> None:
             if kind not in asked:
                 asked.append(kind)
                 self.ask_relocations(text, [(kind, entries[kind])])
+                if len(asked) == bank_after:
+                    self.constant_bank(fn, text)
 
         for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
             self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
@@ -286,6 +305,8 @@ class _Emitter:
             name_own()
         if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
+        if bank_after:
+            self.constant_bank(fn, text)  # made once
         for d in self.m.data:  # variables no relocation names, after the walk
             if d.space == "shared" and d.scope == fn.name:
                 self.scoped_symbol(d.name)
@@ -328,9 +349,15 @@ class _Emitter:
                 start, end = span
                 self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=end - start)  # type: ignore[arg-type]
             prefix = ".rel" if r.addend is None else ".rela"
-            if prefix not in made:
-                made.add(prefix)
-                self.ask_relocations(text, [(prefix, rel if prefix == ".rel" else rela)])
+            if self.family is not Family.LEGACY and r.addend == 0 and r.symbol != fn.name:
+                # sm_90+: a call (or other zero-addend reference) starts REL and is turned RELA
+                # at once, as in text_relocations (printf_switch -c: .rel.text._Z4calc... is
+                # named at the builtin call, between two const_opt objects; tests/probes_rw2)
+                prefix = ".rel"
+            for kind in (prefix, ".rela") if prefix == ".rel" and self.family is not Family.LEGACY else (prefix,):
+                if kind not in made:
+                    made.add(kind)
+                    self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 

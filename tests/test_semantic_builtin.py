@@ -1,0 +1,70 @@
+"""ptxas builtins (tests/probes_builtin, see its README) through the semantic round trip: the
+functions ptxas injects for div.rn.f64, sqrt.rn.f32, rcp.rn.f64, rem.u64... next to static, weak
+and visible functions declared ahead of their bodies, on every target in every mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
+from cubinemit.arch import ALL_TARGETS
+from cubinemit.inspect import where_in
+from cubinemit.reader import read_cubin
+from cubinemit.roundtrip import first_difference, semantic_roundtrip
+from cubinemit.semantic.decompose import is_builtin_name
+
+PROBES = sorted((Path(__file__).resolve().parent / "probes_builtin").glob("*.ptx"))
+MODES = ("def", "c", "lineinfo", "g", "O0", "g_c")
+
+
+@pytest.fixture(scope="module")
+def bi_corpus(ptxas_ok: None) -> dict[tuple[str, str, str], Path]:
+    return oracle.compile_many([(p, t, m) for p in PROBES for t in ALL_TARGETS for m in MODES])
+
+
+def test_builtin_names() -> None:
+    assert is_builtin_name("__cuda_sm20_div_rn_f64_full")
+    assert is_builtin_name("__cuda_sm3x_div_rn_noftz_f32_slowpath")
+    assert is_builtin_name("__cuda_sm70_barrier_sync_0")
+    assert not is_builtin_name("__internal_accurate_pow")
+    assert not is_builtin_name("__cuda_sanitizer_report")
+
+
+def test_builtin_probes_are_exact(bi_corpus) -> None:
+    assert len(PROBES) >= 4
+    missed = []
+    for (stem, target, mode), path in sorted(bi_corpus.items()):
+        data = path.read_bytes()
+        off = first_difference(semantic_roundtrip(data), data)
+        if off is not None:
+            missed.append((stem, target, mode, hex(off), where_in(read_cubin(data), off)))
+    assert not missed, missed
+
+
+def _texts(path: Path) -> list[str]:
+    return [s.name[len(".text.") :] for s in read_cubin(path.read_bytes()).sections if s.name.startswith(".text.")]
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_120"])
+def test_builtin_is_no_static_root(bi_corpus, target) -> None:
+    """-c: the LOCAL builtin counts with the non-static roots (the static S, declared first,
+    is emitted first; the builtin created in K1's body is a root before K1)."""
+    assert _texts(bi_corpus[("bi_static_first", target, "c")]) == ["S", "K2", "__cuda_sm20_div_rn_f64_full", "K1"]
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_120"])
+def test_debug_names_builtin_before_static(bi_corpus, target) -> None:
+    """-g: K1 names the WEAK builtin before the static S declared ahead of it (G order)."""
+    obj = read_cubin(bi_corpus[("bi_static_first", target, "g")].read_bytes())
+    texts = [sl.text for sl in obj.strtab.slots]
+    assert texts.index("__cuda_sm20_div_rn_f64_full") < texts.index("S")
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_89"])
+def test_debug_constant_bank_after_call(bi_corpus, target) -> None:
+    """-g below sm_90: the kernel's first FP64 constant follows its calls, so .nv.constant2.K is
+    named after .rela.text.K and .rel.text.K."""
+    names = [sl.text for sl in read_cubin(bi_corpus[("bi_bank_late", target, "g")].read_bytes()).shstrtab.slots]
+    assert names.index(".rela.text.K") < names.index(".rel.text.K") < names.index(".nv.constant2.K")
