@@ -1,17 +1,23 @@
-"""Module data at the semantic level: ``.global`` and ``.const`` variables.
+"""Module data at the semantic level: ``.global``, ``.const`` and ``.shared`` variables.
 
 The leaf data of a variable is what a compiler declares: name, space, size, alignment,
 initialiser, linkage and the relocations inside its initialiser (by symbol name, offset from the
 variable's start). Offsets, section sizes and alignments, ``.nv.constant4`` and every symbol are
 derived here with the allocators of :mod:`cubinemit.alloc`.
 
-Creation order, measured on ptxas 13.0.88 (tests/semantic_data_probes): right after the first
+Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes): right after the first
 function's symbols, ptxas walks the variables visible first, then the others, each group in
 declaration order. A variable whose section does not exist yet creates it (with its section
 symbol); a non-visible variable gets its LOCAL symbol then, a visible one its GLOBAL symbol after
 the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
 right after the first ``.global`` variable, or before every variable when the first function
 calls an extern function (its address takes the first slot).
+
+Shared memory: a variable's users (the functions whose code references it) and its scope (the
+function declaring it) are leaf data; :func:`shared_layout` runs cubinemit.alloc.shared for the
+build mode. Decomposition recovers what each mode records: whole-program builds keep only
+section sizes (one object per kernel), -c builds every variable's symbol and the relocations
+that name it, -g builds the placement of kernel-private objects.
 """
 
 from __future__ import annotations
