@@ -1151,7 +1151,10 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
         elif op == 2:
             v, i = _uleb(prog, i)
             addr += v
-            if follows_ext:
+            # kept as an event where no row consumes it at once: after an extended opcode, and
+            # before a special opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
+            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on)
+            if follows_ext or (i < len(prog) and prog[i] >= hdr.opcode_base):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)

@@ -136,8 +136,8 @@ ALLOC_SHARED = sorted(p.stem for p in ALLOC_PROBES.glob("*.ptx") if p.stem.start
 @pytest.mark.parametrize("target", ALLOC_TARGETS)
 def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
     """Whole-program, -O0, -lineinfo and -c builds come back byte for byte; -g builds either do
-    or are declined (objects coloured into .nv_debug.shared: which kernels reach them is not
-    recorded once ptxas resolved the references), never rebuilt wrong."""
+    or are declined (e.g. coloured objects whose users no bounded search reproduces), never
+    rebuilt wrong."""
     assert len(ALLOC_SHARED) >= 25
     misses, declined, exact_g = [], [], 0
     for name in ALLOC_SHARED:
@@ -153,4 +153,4 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
                 misses.append(where)  # sm_110: the reserved clone's descriptor (KNOWN_GAPS)
     assert not misses, misses
     assert all(mode == "g" for _, mode, _ in declined), declined
-    assert exact_g >= 3, (exact_g, declined)
+    assert exact_g >= 23, (exact_g, declined)

@@ -22,7 +22,8 @@ that name it, -g builds the placement of kernel-private objects.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 
 import attrs
 
@@ -34,12 +35,17 @@ from ..alloc import (
     SharedFunction,
     SharedLayout,
     SharedModule,
+    SharedObject,
     SharedScope,
     SharedVar,
+    allocate_debug_shared,
     constant4_order,
+    debug_objects,
     layout_constant3,
     layout_globals,
+    align_up,
     layout_shared,
+    list_sort,
 )
 from ..arch import Family, facts, family_of
 from ..elf.constants import (
@@ -205,6 +211,22 @@ def infer_alignments(placed: Sequence[tuple[str, int, int]], section_align: int,
     return out
 
 
+def _kernel_alignments(placed: Sequence[tuple[str, int, int]], section_align: int) -> dict[str, int]:
+    """-g kernel sections: :func:`infer_alignments` (sorted), except that an object as large as
+    its predecessor gets half its alignment where the gap before it allows: equal keys come out
+    of ptxas's list sort shuffled, a smaller alignment pins the order (sh_equal_sizes -g: e5 16,
+    e1 8, e3 4 at 0x40, 0x50, 0x60)."""
+    out = infer_alignments(placed, section_align, sort=True)
+    prev: tuple[int, int, int] | None = None  # alignment, size, end of the predecessor
+    for name, offset, size in sorted(placed, key=lambda p: p[1]):
+        a = out[name] if prev is None else min(out[name], prev[0])  # never above its predecessor
+        if prev is not None and a == prev[0] and size == prev[1] and a > 1 and align_up(prev[2], a // 2) == offset:
+            a //= 2
+        out[name] = a
+        prev = (a, size, offset + size)
+    return out
+
+
 def decompose_data(obj: ElfObject, module: Module) -> None:
     """The module's ``.global``/``.const`` variables from their symbols and section bytes, in the
     order ptxas walked them (visible ones as .symtab names them, then the others), with the
@@ -271,6 +293,14 @@ DYNAMIC_SHARED = "$dynamic_shared"
 
 def shared_layout(module: Module, sm: int) -> SharedLayout | None:
     """The shared sections of the module (cubinemit.alloc.shared), or None without shared data."""
+    shared_module = _shared_module(module)
+    if shared_module is None:
+        return None
+    return layout_shared(shared_module, sm, alloc_mode(module))
+
+
+def _shared_module(module: Module) -> SharedModule | None:
+    """The module's shared memory as the allocator sees it (users -> each function's uses)."""
     shared = [d for d in module.data if d.space == "shared"]
     if not shared:
         return None
@@ -285,7 +315,7 @@ def shared_layout(module: Module, sm: int) -> SharedLayout | None:
         uses = frozenset(d.name for d in shared if f.name in d.users)
         calls = tuple(dict.fromkeys(c for c in f.calls if c in defined))
         functions.append(SharedFunction(f.name, kernel=f.is_kernel, shared=own, uses=uses, calls=calls))
-    return layout_shared(SharedModule(tuple(variables), tuple(functions)), sm, alloc_mode(module))
+    return SharedModule(tuple(variables), tuple(functions))
 
 
 def decompose_shared(obj: ElfObject, module: Module) -> None:
@@ -415,8 +445,8 @@ _DATA_NAMES = frozenset({GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED
 def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Section], debug: Section | None) -> None:
     """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
     several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
-    object is not recorded once ptxas resolved the references, so modules with coloured
-    objects are declined; the others are rebuilt: module variables (named in the data walk),
+    module variable is not recorded once ptxas resolved the references: it is searched for
+    (:func:`_infer_coloured`). Rebuilt: module variables (named in the data walk),
     device functions' variables (named right after their function's code section) and the
     kernels' own variables, with alignments inferred from the kernel sections; extern
     (dynamic) shared memory sits in .nv_debug.shared after the static bytes of its kernels."""
@@ -450,6 +480,7 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
     base = facts(obj.sm).shared_base
     objects: list[DataObject] = []
     placed: dict[str, list[tuple[str, int, int]]] = {}
+    coloured: dict[str, int] = {}  # coloured object -> its offset in .nv_debug.shared
     current = None
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
@@ -460,17 +491,27 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
         if debug is not None and y.section is debug:
             if y.size == 0 and y.bind == STB_GLOBAL:
                 continue  # an extern, below
-            raise NotImplementedError(f"-g: {y.name!r} is coloured in .nv_debug.shared (shared by several kernels), whose users are not recorded")
+            # coloured (shared by several kernels, or only by functions no kernel calls): a
+            # module variable is named in the data walk (late when visible), a device function's
+            # variable right after its code section; module variables' users are inferred below
+            if y.bind == STB_GLOBAL or y.name in walk:
+                scope, users = None, []
+            elif current in device:
+                scope, users = current, [current]
+            else:
+                raise NotImplementedError(f"-g: {y.name!r} is coloured in .nv_debug.shared but named in kernel {current!r}")
+            objects.append(DataObject(y.name, "shared", y.size, 1, None, "visible" if y.bind == STB_GLOBAL else "static", users=users, scope=scope))
+            coloured[y.name] = y.value
+            continue
         if not y.section.name.startswith(".nv.shared.") or y.section.name == ".nv.shared.reserved.0":
             continue
         kernel = y.section.name[len(".nv.shared.") :]
-        users = [kernel] if y.name not in unused else []
         if y.bind == STB_GLOBAL or y.name in walk:  # visible ones are module-scope, named late
-            scope = None
+            scope, users = None, [kernel]  # privatised: this kernel reaches it
         elif current in device:
             scope, users = current, [current]  # a device function's, reached by this kernel only
         else:
-            scope = kernel
+            scope, users = kernel, [kernel] if y.name not in unused else []
         linkage = "visible" if y.bind == STB_GLOBAL else "static"
         objects.append(DataObject(y.name, "shared", y.size, 1, None, linkage, users=users, scope=scope))
         placed.setdefault(kernel, []).append((y.name, y.value - base, y.size))
@@ -484,7 +525,11 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
         if first and k in funcs:
             funcs[k].facts["shared_named_first"] = first
     for kernel, items in placed.items():
-        for name, align in infer_alignments(items, kernels[kernel].addralign, sort=True).items():
+        for name, align in _kernel_alignments(items, kernels[kernel].addralign).items():
+            # a privatised module object counts towards .nv_debug.shared's alignment, which
+            # therefore bounds it (a kernel's own variables may exceed it)
+            if debug is not None and by_name[name].scope != kernel:
+                align = min(align, debug.addralign)
             by_name[name].align = align
     externs = []
     if debug is not None:
@@ -495,9 +540,138 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
                 externs.append(DataObject(y.name, "shared", 0, 1, None, "extern", users=users))
     visible = [d for d in objects if d.linkage == "visible"]
     module.data.extend(visible + [d for d in objects if d.linkage != "visible"] + externs)
-    layout = shared_layout(module, obj.sm)
     expected = {s.name: (s.nobits_size, s.addralign) for s in sections + ([debug] if debug is not None else [])}
-    got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     values = {y.name: y.value for y in obj.symbols if y.name in by_name or any(y.name == e.name for e in externs)}
+    if coloured:
+        assert debug is not None
+        extern_users = {k for e in externs for k in e.users}
+        _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values)
+    layout = shared_layout(module, obj.sm)
+    got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
+
+
+#: how many partial assignments the search for coloured objects' users may try before declining
+COLOUR_SEARCH_LIMIT = 200_000
+
+
+def _infer_coloured(
+    module: Module,
+    debug: Section,
+    kernels: dict[str, Section],
+    placed: dict[str, list[tuple[str, int, int]]],
+    coloured: dict[str, int],
+    extern_users: set[str],
+    base: int,
+    expected: dict[str, tuple[int, int]],
+    values: dict[str, int],
+) -> None:
+    """-g: declared alignments and users of the objects coloured into .nv_debug.shared.
+
+    ptxas resolved the references, so which kernels reach a module variable is searched for: an
+    assignment of kernel sets (smallest first) that the greedy colouring turns into the observed
+    colours and whose layout (every section, every symbol) is the cubin's. A device function's
+    variable is reached by the kernels that call it (its users are fixed). Declines when no
+    assignment within COLOUR_SEARCH_LIMIT steps reproduces the layout."""
+    shared = {d.name: d for d in module.data if d.space == "shared"}
+    # colours: the groups are laid out in colour order, one offset per group
+    group_offsets = sorted(set(coloured.values()))
+    colour = {name: group_offsets.index(off) for name, off in coloured.items()}
+    for name, off in coloured.items():
+        # a group sits at its largest member's alignment: the largest power of two its offset
+        # allows (the first group: .nv_debug.shared's own), never above the section's
+        shared[name].align = _lowbit(off, debug.addralign)
+    shared_module = _shared_module(module)
+    assert shared_module is not None
+    objects, debug_kernels = debug_objects(shared_module)
+    # the colouring walks ptxas's list sorted by decreasing size (the users do not change it)
+    order = [o for o in list_sort(objects, lambda a, b: a.size >= b.size) if o.name in coloured]
+    names = [k.name for k in debug_kernels]
+    # each kernel's section starts at the end of the furthest coloured object it reaches: no
+    # later than its first private object; exactly at its size when it holds none (and no
+    # dynamic area); a kernel without a section reaches none
+    limit: dict[str, int] = {}
+    exact: dict[str, int] = {}
+    for k in names:
+        section = kernels.get(k)
+        if section is None:
+            continue
+        if placed.get(k):
+            limit[k] = base + min(off for _, off, _ in placed[k])
+        else:
+            limit[k] = section.nobits_size
+            if k not in extern_users:
+                exact[k] = section.nobits_size
+    end = {name: off + shared[name].size for name, off in coloured.items()}
+    allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k]] for o in order}
+    free = {o.name for o in order if shared[o.name].scope is None}
+    # a kernel whose section ends at a coloured object's end must be among that object's
+    # users: check it once the last object that ends there has been assigned
+    deadline: dict[int, list[str]] = {}
+    for k, size in exact.items():
+        at = [i for i, o in enumerate(order) if end[o.name] == size and (o.name in free or k in o.users)]
+        if not at:
+            raise NotImplementedError(f"-g: no coloured object ends where .nv.shared.{k} does")
+        deadline.setdefault(at[-1], []).append(k)
+    # an object no kernel reaches needs a user nobody calls (a device function)
+    reached = set()
+    stack = [c for f in module.functions if f.is_kernel for c in f.calls]
+    funcs = {f.name: f for f in module.functions}
+    while stack:
+        name = stack.pop()
+        if name not in reached and name in funcs:
+            reached.add(name)
+            stack.extend(funcs[name].calls)
+    uncalled = [f.name for f in module.functions if not f.is_kernel and f.linkage != "extern" and f.name not in reached]
+
+    def candidates(o: SharedObject) -> Iterator[frozenset[str]]:
+        if o.name not in free:
+            yield o.users
+            return
+        if colour[o.name] == 0 and uncalled:
+            yield frozenset()
+        ks = allowed[o.name]
+        for r in range(2, len(ks) + 1):  # one kernel would have privatised it
+            for combo in itertools.combinations(ks, r):
+                yield frozenset(combo)
+
+    budget = [COLOUR_SEARCH_LIMIT]
+    choice: dict[str, frozenset[str]] = {}
+
+    def matches() -> bool:
+        trial = [attrs.evolve(o, users=choice[o.name], referenced=True) if o.name in free else o for o in objects]
+        layout = allocate_debug_shared(trial, debug_kernels, base=base)
+        got = {name: (sec.size, sec.align) for name, sec in layout.sections.items()}
+        return got == expected and all(layout.symbols.get(n, (None, None))[1] == v for n, v in values.items())
+
+    def search(i: int, masks: dict[str, int]) -> bool:
+        if i == len(order):
+            return matches()
+        o = order[i]
+        for users in candidates(o):
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise NotImplementedError(f"-g: no users of the coloured objects found within {COLOUR_SEARCH_LIMIT} steps")
+            # greedy colouring: the lowest colour no object sharing a kernel holds yet
+            taken = 0
+            for k in users:
+                taken |= masks.get(k, 0)
+            c = (~taken & (taken + 1)).bit_length() - 1
+            if c != colour[o.name]:
+                continue
+            choice[o.name] = users
+            if any(not any(k in choice[p.name] for p in order[: i + 1] if end[p.name] == exact[k]) for k in deadline.get(i, ())):
+                continue
+            nxt = dict(masks)
+            for k in users:
+                nxt[k] = nxt.get(k, 0) | (1 << c)
+            if search(i + 1, nxt):
+                return True
+        return False
+
+    if not search(0, {}):
+        raise NotImplementedError("-g: no users of the coloured objects reproduce the .nv_debug.shared layout")
+    for name in free:
+        # users named directly by the kernels (or by a function nobody calls)
+        shared[name].users = [k for k in names if k in choice[name]] or uncalled[:1]
