@@ -326,7 +326,7 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
     shared memory: then the module gets one extern object aligned like that section."""
     for y in obj.symbols:
         if y.name == "__nv_reservedSMEM_tcgen05_partition":
-            raise NotImplementedError("the tcgen05 partition in reserved shared memory is not implemented yet")
+            module.facts["tcgen05"] = True  # the code allocates tensor memory (tcgen05.alloc)
         # an undefined variable (an extern .shared or .global of a -c or -g build) other than
         # the reserved-SMEM and UDT/UFT symbols ptxas makes itself; -c extern .shared is modelled
         if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")):

@@ -263,6 +263,12 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn)
         _resolved_call(obj, fn)
+        if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
+            # whole program: a resolved reference with an addend first asks .rela first
+            names = [slot.text for slot in obj.shstrtab.slots]
+            rel, rela = f".rel.text.{sym.name}", f".rela.text.{sym.name}"
+            if rel in names and rela in names and names.index(rela) < names.index(rel):
+                fn.facts["rela_first"] = True
         _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:

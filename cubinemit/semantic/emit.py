@@ -133,23 +133,52 @@ class _Emitter:
         """sm_90+ EXEC: the reserved shared-memory symbols and section."""
         f = facts(self.sm)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=f.reserved_smem_offset)
-        reserved = self.reserved_section(f.reserved_smem_size)
+        reserved = self.reserved_section()
         alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
         self.obj.add_symbol(alias)
         # the extern-function slots and the visible variables come before sm_110's workaround
         # object, the other variables after it (printf, global_vars, mix probes on sm_110)
         self.visible_walk()
+        self.reserved_objects(reserved)
+
+    def tcgen05(self) -> bool:
+        """The module allocates tensor memory (tcgen05.alloc): ptxas reserves a partition
+        object in reserved shared memory (fact ``tcgen05``)."""
+        return bool(self.m.facts.get("tcgen05"))
+
+    def reserved_objects(self, reserved: Section) -> None:
+        """The objects of .nv.shared.reserved.0 after the offset symbols: sm_110's workaround
+        object, then the tcgen05 partition (rsv_tcgen05_* probes: WEAK at its offset, in -c a
+        REL-style variable valued at its alignment)."""
         self.war_variable(reserved)
+        if not self.tcgen05():
+            return
+        from ..alloc.shared import RESERVED_TCGEN05
+
+        name, size, _ = RESERVED_TCGEN05
+        value = self.reserved_layout().symbols[name]  # type: ignore[union-attr]
+        if self.rel:
+            self.obj.new_symbol(name, info=0x2D, other=0xA0, section=reserved, value=value, size=size)
+        else:
+            self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, section=reserved, value=value, size=size)
+
+    def reserved_layout(self):  # type: ignore[no-untyped-def]
+        from ..alloc.shared import layout_reserved_smem
+        from .data import alloc_mode
+
+        return layout_reserved_smem(self.sm, alloc_mode(self.m), tcgen05=self.tcgen05())
 
     def war(self) -> bool:
         """sm_110 keeps a hardware-workaround object in reserved shared memory."""
         return self.sm in facts(self.sm).reserved_smem_war_sms
 
-    def reserved_section(self, size: int) -> Section:
-        """.nv.shared.reserved.0; on sm_110 aligned to 16 and with a section symbol."""
-        war = self.war()
+    def reserved_section(self) -> Section:
+        """.nv.shared.reserved.0, sized by cubinemit.alloc.shared.layout_reserved_smem; with a
+        section symbol when objects live in it (sm_110's workaround object, the tcgen05
+        partition)."""
+        lay = self.reserved_layout()
         sh_type = SHT_CUDA_SHARED_RESERVED if self.rel else SHT_NOBITS
-        return self.section(".nv.shared.reserved.0", sh_type, symbol=war, flags=SHF_ALLOC | SHF_WRITE, addralign=16 if war else 1, nobits_size=size)
+        return self.section(".nv.shared.reserved.0", sh_type, symbol=self.war() or self.tcgen05(), flags=SHF_ALLOC | SHF_WRITE, addralign=lay.align, nobits_size=lay.size)
 
     def war_variable(self, reserved: Section) -> None:
         """sm_110: __nv_reservedSMEM_gb10b_war_var, 0x80 bytes after the 0x40 reserved ones
@@ -240,7 +269,10 @@ class _Emitter:
                 self.constant_bank(fn, text)
         elif not self.rel and (fn.inlined or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
-                self.ask_relocations(text, [(".rel", None), (".rela", [])])
+                asks: list[tuple[str, list[Relocation] | None]] = [(".rel", None), (".rela", [])]
+                # the first resolved reference carries an addend (sm_110a tcgen05: the reserved
+                # alias + 0x80 comes first): .rela is asked first (fact ``rela_first``)
+                self.ask_relocations(text, asks[::-1] if fn.facts.get("rela_first") else asks)
             elif resolved:  # below sm_90: the resolved extern call's .rel only (misc_device: __assertfail, tests/probes_rw2)
                 self.ask_relocations(text, [(".rel", None)])
             return
@@ -835,9 +867,9 @@ class _Emitter:
             return
         if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
-            if self.war():
+            if self.war() or self.tcgen05():
                 self.visible_walk()  # the visible variables' sections come first (sm_110)
-                self.war_variable(self.reserved_section(facts(self.sm).reserved_smem_size))
+                self.reserved_objects(self.reserved_section())
             return
         if not self.rel:
             self.reserved_smem()
@@ -846,9 +878,9 @@ class _Emitter:
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
-        if self.war():  # relocatable sm_110: the object's 0x80 bytes only
+        if self.war() or self.tcgen05():  # relocatable: the objects' bytes only
             self.visible_walk()  # the visible variables' sections come first (sm_110)
-            self.war_variable(self.reserved_section(0x80))
+            self.reserved_objects(self.reserved_section())
 
     def function_order(self) -> list[Function]:
         m = self.m
