@@ -154,3 +154,11 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
     assert not misses, misses
     assert all(mode == "g" for _, mode, _ in declined), declined
     assert exact_g >= 23, (exact_g, declined)
+
+
+@pytest.mark.parametrize("probe,target", [("rsv_plain", "sm_90"), ("rsv_plain", "sm_100a"), ("rsv_plain", "sm_110"), ("rsv_tcgen05_100a", "sm_100a"), ("rsv_tcgen05_103a", "sm_103a"), ("rsv_tcgen05_110a", "sm_110a")])
+def test_reserved_shared_memory_roundtrip(ptxas_ok, probe, target):
+    """.nv.shared.reserved.0 with the tcgen05 partition (a kernel that allocates tensor memory)
+    and sm_110's workaround object, in every mode."""
+    misses = [m for mode in MODES if (m := _exact(ALLOC_PROBES / f"{probe}.ptx", target, mode))]
+    assert not misses, misses
