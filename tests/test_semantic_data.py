@@ -99,7 +99,7 @@ def test_spec_of_data_holds_no_derived_field(ptxas_ok):
     spec = json.loads(json.dumps(Module.from_cubin(data).to_spec()))
     assert {d["name"] for d in spec["data"]} == {"u1", "v1", "c1", "i1", "v2", "c2", "p1", "cp"}
     for d in spec["data"]:
-        assert set(d) == {"name", "space", "size", "align", "init", "linkage", "users", "relocations", "scope"}
+        assert set(d) == {"name", "space", "size", "align", "init", "linkage", "users", "relocations", "scope", "managed"}
     # an initialiser's address relocation is kept by symbol and offset inside the variable
     p1 = next(d for d in spec["data"] if d["name"] == "p1")
     assert [(r["offset"], r["symbol"]) for r in p1["relocations"]] == [(0, "i1")]

@@ -256,7 +256,7 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
     for y in visible + internal:
         s = y.section
         init = None if s.name == GLOBAL else bytes(s.data[y.value : y.value + y.size])
-        v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage="visible" if y.bind == STB_GLOBAL else "static")
+        v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage="visible" if y.bind == STB_GLOBAL else "static", managed=bool(y.other & 0x04))
         by_section.setdefault(id(s), []).append(v)
         placed.setdefault(id(s), []).append((y.name, y.value, y.size))
         module.data.append(v)

@@ -837,10 +837,11 @@ class _Emitter:
 
     def space_mark(self, v: DataObject) -> int:
         """Relocatable output types variables STT_CUDA_OBJECT and marks their space in st_other
-        (0x20 .global, 0x80 .const); executables leave st_other 0."""
+        (0x20 .global, 0x80 .const, 0x40 .shared); a managed variable has 0x04 in every mode."""
+        managed = 0x04 if v.managed else 0  # .attribute(.managed), every mode (realistic probe)
         if not self.rel:
-            return 0
-        return {"global": 0x20, "const": 0x80, "shared": 0x40}[v.space]
+            return managed
+        return {"global": 0x20, "const": 0x80, "shared": 0x40}[v.space] | managed
 
     def rename_banks(self) -> None:
         """Banks created under another name (.nv.constant.pic/.user/.optimizer.<f>, sm_90+) get

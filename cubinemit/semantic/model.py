@@ -203,6 +203,8 @@ class DataObject:
     relocations: list[Relocation] = attrs.field(factory=list)
     #: the function whose body declares it (function-scope ``.shared``); None at module scope
     scope: str | None = None
+    #: ``.attribute(.managed)`` (``__managed__``): st_other bit 0x04 in every mode
+    managed: bool = False
 
 
 @attrs.define
