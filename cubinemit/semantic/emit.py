@@ -82,6 +82,11 @@ class _Emitter:
         self.pending_relocs: list[tuple[Section, list]] = []  # type: ignore[type-arg]
         self.proto_section: Section | None = None
         self.functions = {f.name: f for f in module.functions}
+        # function-scope .shared variables: by name, and per declaring function in declaration order
+        self.scoped = {d.name: d for d in module.data if d.space == "shared" and d.scope is not None}
+        self.scoped_of: dict[str, list[str]] = {}
+        for d in self.scoped.values():
+            self.scoped_of.setdefault(d.scope, []).append(d.name)  # type: ignore[arg-type]
         self.func_symbols: dict[str, Symbol] = {}  # function symbols made so far, by name
         self.protos: list = []  # type: ignore[type-arg]
         self.created: dict[int, str] = {}  # creation name of each section (renamed ones differ)
@@ -253,9 +258,7 @@ class _Emitter:
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
                 self.ask_relocations(text, [(".rela", None)])
-            for d in self.m.data:  # -g: own .shared variables of a kernel without relocations
-                if d.space == "shared" and d.scope == fn.name:
-                    self.scoped_symbol(d.name)
+            self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
         if self.debug:
             self.debug_callee_symbols(fn)
@@ -309,7 +312,7 @@ class _Emitter:
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
-        own = [d.name for d in self.m.data if d.space == "shared" and d.scope == fn.name and fn.name in d.users] if self.debug and fn.is_kernel else []
+        own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users] if self.debug and fn.is_kernel else []
 
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
@@ -339,9 +342,7 @@ class _Emitter:
             ask(".rela")
         if bank_after:
             self.constant_bank(fn, text)  # made once
-        for d in self.m.data:  # variables no relocation names, after the walk
-            if d.space == "shared" and d.scope == fn.name:
-                self.scoped_symbol(d.name)
+        self.scoped_symbols(fn)  # variables no relocation names, after the walk
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section) -> Section | None:
@@ -688,7 +689,7 @@ class _Emitter:
         .nv_debug.shared."""
         if not name or name in self.data_symbols or self.shared is None or name not in self.shared.symbols:
             return
-        d = next((d for d in self.m.data if d.name == name and d.space == "shared" and d.scope is not None), None)
+        d = self.scoped.get(name)
         if d is None:
             return
         where, value = self.shared.symbols[name]
@@ -701,6 +702,12 @@ class _Emitter:
         if section is None:
             raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
         self.data_symbols[name] = self.obj.new_symbol(name, info=0x0D if self.rel else 0x01, other=self.space_mark(d), section=section, value=value, size=d.size)
+
+    def scoped_symbols(self, fn: Function) -> None:
+        """Name every .shared variable ``fn`` declares that has no symbol yet, in declaration
+        order."""
+        for name in self.scoped_of.get(fn.name, ()):
+            self.scoped_symbol(name)
 
     def shared_objects(self, fn: Function) -> list[DataObject]:
         """The shared variables ``fn`` declares or references."""
@@ -810,13 +817,14 @@ class _Emitter:
         if p is None:
             return
         info = 0x1D if self.rel else 0x11
+        planned = {id(v) for v in p.variables}  # identity: attrs equality would compare the bytes
         for v in self.m.data:
             if v.space in REF_TYPES:
                 # module .texref/.surfref/.samplerref: undefined GLOBAL symbols named in
                 # declaration order with the visible variables (texref_*, hnd_* probes)
                 self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
                 continue
-            if v in p.variables and v.linkage == "visible":
+            if id(v) in planned and v.linkage == "visible":
                 name = section_of(v)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
                 if v.space == "shared" and self.shared is not None:
@@ -956,9 +964,7 @@ class _Emitter:
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
                 # .nv.info.dev_b`)
-                for d in self.m.data:
-                    if d.space == "shared" and d.scope == fn.name:
-                        self.scoped_symbol(d.name)
+                self.scoped_symbols(fn)
                 if self.cap_trigger(fn):
                     self.shared_cap()
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
