@@ -420,23 +420,30 @@ def _dfs_order(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) 
         return kids
 
     for root in roots:
-        if root in seen:
+        if root not in seen:
+            out += _post_order(root, lambda name: children(table[name]), seen, lambda name: table[name].is_defined)
+    return out
+
+
+def _post_order(root: str, children: Callable[[str], list[str]], seen: set[str], keep: Callable[[str], bool]) -> list[str]:
+    """The functions reached from ``root`` and not ``seen`` yet, each after its children, which
+    are visited last to first; only those ``keep`` accepts are listed. ``seen`` is updated.
+    Iterative: (function, its children left to visit) on a stack."""
+    out: list[str] = []
+    seen.add(root)
+    stack: list[tuple[str, list[str]]] = [(root, children(root))]
+    while stack:
+        name, kids = stack[-1]
+        while kids and kids[-1] in seen:
+            kids.pop()
+        if kids:
+            kid = kids.pop()
+            seen.add(kid)
+            stack.append((kid, children(kid)))
             continue
-        seen.add(root)
-        # iterative post-order: (function, its children left to visit, last first)
-        stack: list[tuple[str, list[str]]] = [(root, children(table[root]))]
-        while stack:
-            name, kids = stack[-1]
-            while kids and kids[-1] in seen:
-                kids.pop()
-            if kids:
-                kid = kids.pop()
-                seen.add(kid)
-                stack.append((kid, children(table[kid])))
-                continue
-            stack.pop()
-            if table[name].is_defined:
-                out.append(name)
+        stack.pop()
+        if keep(name):
+            out.append(name)
     return out
 
 
@@ -783,23 +790,8 @@ def _inverse_dfs(
                 kids += x
             return kids
 
-        def emit(root: str, seen: set[str]) -> list[str]:
-            out: list[str] = []
-            seen.add(root)
-            stack = [(root, children(root))]
-            while stack:
-                name, kids = stack[-1]
-                while kids and kids[-1] in seen:
-                    kids.pop()
-                if kids:
-                    kid = kids.pop()
-                    seen.add(kid)
-                    stack.append((kid, children(kid)))
-                    continue
-                stack.pop()
-                if name in defined:
-                    out.append(name)
-            return out
+        def emit(root: str, seen: set[str], children: Callable[[str], list[str]] = children) -> list[str]:
+            return _post_order(root, children, seen, defined.__contains__)
 
         def search(i: int, seen: set[str], roots: list[str]) -> list[PtxFunction] | None:
             steps[0] += 1
