@@ -225,6 +225,11 @@ class FunctionFacts:
     pc: Mapping[int, int] = attrs.field(factory=dict)
     sizes: Mapping[str, int] = attrs.field(factory=dict)
     extra_relocs: tuple[MercReloc, ...] = ()
+    #: relocated instructions whose Mercury offset differs from ``pc`` at the same SASS offset:
+    #: Mercury may put an instruction of its own first, so the function's entry (its symbol,
+    #: ``pc[0] == 0``) and its first SASS instruction part (a -c weak function whose first
+    #: instruction reads a .const variable: tests/probes_lib lib_calls, sm_100a)
+    insn: Mapping[int, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -264,6 +269,12 @@ class MercuryFacts:
             return self.functions[func].pc[offset]
         except KeyError:
             raise MercuryError(f"no Mercury address for SASS offset {offset:#x} of {func}") from None
+
+    def insn_pc(self, func: str, offset: int) -> int:
+        """The Mercury offset of the relocated instruction at SASS ``offset``."""
+        ff = self.functions.get(func)
+        moved = ff.insn.get(offset) if ff is not None else None
+        return self.pc(func, offset) if moved is None else moved
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -945,7 +956,7 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
         for r in orig.relocs:
             mtype = mercury_reloc_type(r.type, tname, r.symbol, owner)
             insn = r.offset & ~0xF
-            off = facts.pc(owner, insn) + text_field_offset(mtype)
+            off = facts.insn_pc(owner, insn) + text_field_offset(mtype)
             addend = r.addend or 0
             if r.symbol is not None and r.symbol.type == STT_FUNC and r.symbol.name == owner and mtype in (
                 _M["ABS_PROG_REL32_LO"],
@@ -1239,10 +1250,14 @@ def _text_sections(obj: ElfObject) -> list[Section]:
 class _PcCollector:
     def __init__(self) -> None:
         self.maps: dict[str, dict[int, int]] = {}
+        self.insn: dict[str, dict[int, int]] = {}
         self.conflicts: list[str] = []
 
     def add(self, func: str, sass: int, merc: int, source: str) -> None:
         m = self.maps.setdefault(func, {})
+        if sass in m and m[sass] != merc and source == "relocation":
+            self.insn.setdefault(func, {})[sass] = merc  # see FunctionFacts.insn
+            return
         if sass in m and m[sass] != merc:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
             return
@@ -1351,7 +1366,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     if pcs.conflicts:
         raise MercuryError("Mercury address map is not a function: " + "; ".join(pcs.conflicts[:4]))
     functions = {
-        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())))
+        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())), insn=pcs.insn.get(f, {}))
         for f in owner_of.values()
     }
     # frame sizes of whole-program clones

@@ -146,7 +146,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
     mode = module.ordering_mode()
-    ptx = [_ptx_function(f) for f in module.functions]
+    ptx = ptx_functions(module)
     order = [f.name for f in module.functions if f.linkage != "extern" and (f.is_kernel or not whole_program)]
     if whole_program:
         order.reverse()  # the kernels were reversed into declaration order above
@@ -168,7 +168,18 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
 
 
-def _ptx_function(f: Function) -> PtxFunction:
+def ptx_functions(module: Module) -> list[PtxFunction]:
+    """The funcorder view of the module's functions. A function whose address only module
+    data holds (no function references the variable) is marked ``taken_by_data``."""
+    named = {r.symbol for d in module.data for r in d.relocations}
+    if named:
+        # a variable a body references makes that body the taker (funcorder.PtxFunction)
+        read = {r.symbol for f in module.functions for r in f.relocations}
+        named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
+    return [_ptx_function(f, f.name in named) for f in module.functions]
+
+
+def _ptx_function(f: Function, taken_by_data: bool = False) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     linkage = f.linkage
@@ -187,6 +198,7 @@ def _ptx_function(f: Function) -> PtxFunction:
         call_prototypes=f.call_prototypes,
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
+        taken_by_data=taken_by_data,
     )
 
 
@@ -462,7 +474,7 @@ def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int],
     characterised) is declined."""
     from .texrefs import decompose_refs
 
-    if module.device_debug:
+    if module.device_debug and any(f.is_kernel for f in module.functions):
         raise NotImplementedError("-g builds with module-scope texture references are not implemented yet (bank 0 holds a slot per declared handle)")
     banks: dict[str, list[Relocation]] = {}
     for s in obj.sections:

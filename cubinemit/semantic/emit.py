@@ -240,6 +240,12 @@ class _Emitter:
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
         self.reference_symbols(fn)
+        # -c -O0 makes functions in creation order like -g, and names the static and weak
+        # callees its relocations name the same way, before the relocation sections
+        # (tests/probes_lib lib_calls O0_c: `helper .rela.text.lib_add`, every target)
+        creation_rel = self.rel and not self.debug and self.mode.creation_style
+        if creation_rel:
+            self.debug_callee_symbols(fn)
         if self.rel and fn.constants:
             if self.debug:
                 self.debug_callee_symbols(fn)
@@ -579,7 +585,7 @@ class _Emitter:
             return []
         from ..funcorder import prototypes
 
-        return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
+        return prototypes(ptx_functions(self.m), self.mode, [f.name for f in order], self.sm)
 
     def signature_strings(self, order: list[Function]) -> None:
         """The signature strings come first in .strtab (funcorder.signature_strings: the
@@ -588,7 +594,7 @@ class _Emitter:
         from ..funcorder import signature_strings
 
         if self.rel or self.debug:
-            ptx = [_ptx_function(f) for f in self.m.functions]
+            ptx = ptx_functions(self.m)
             for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
                 self.obj.strtab.add(text)
 
@@ -602,7 +608,7 @@ class _Emitter:
         from ..funcorder import g_order
 
         taken = {t for f in self.m.functions for t in f.address_taken}
-        for name in g_order([_ptx_function(f) for f in self.m.functions]):
+        for name in g_order(ptx_functions(self.m)):
             fn = self.functions[name]
             if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
                 info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
@@ -902,7 +908,7 @@ class _Emitter:
             # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
             from ..funcorder import function_order
 
-            names = function_order([_ptx_function(f) for f in m.functions], self.mode)
+            names = function_order(ptx_functions(m), self.mode)
             return [self.functions[n] for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
@@ -942,6 +948,12 @@ class _Emitter:
 
         bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
+        # an optimised -c module without kernels (a library of device functions) makes them
+        # before its first function's .text, not after it (sm_75-sm_120, -c and -c -lineinfo;
+        # -c -O0 and -g -c keep the usual place)
+        early = bool(order) and self.rel and not self.mode.creation_style and not any(f.is_kernel for f in order)
+        if early:
+            self.first_function_symbols()
         for i, fn in enumerate(order):
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
@@ -959,7 +971,7 @@ class _Emitter:
                 if self.cap_trigger(fn):
                     self.shared_cap()
             else:
-                if i == 0:
+                if i == 0 and not early:
                     self.first_function_symbols()
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
@@ -1017,6 +1029,8 @@ class _Emitter:
 
         # GLOBAL symbols get their names now, in symtab order
         externs_done: set[str] = set()
+        if early:  # and the visible variables before the first function (f2 probe, -c)
+            self.visible_data_symbols()
         for n, (fn, text) in enumerate(late):
             if fn.linkage == "visible":
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
@@ -1028,7 +1042,7 @@ class _Emitter:
             for callee, offset, size in fn.inlined:
                 if self.functions[callee].linkage == "visible":
                     obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
-            if n == 0:  # the visible variables are named after the first function
+            if n == 0 and not early:  # the visible variables are named after the first function
                 self.visible_data_symbols()
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
@@ -1200,10 +1214,10 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
     return lay.base, lay.size
 
 
-def _ptx_function(f: Function) -> PtxFunction:
-    from .decompose import _ptx_function as convert
+def ptx_functions(module: Module) -> list[PtxFunction]:
+    from .decompose import ptx_functions as convert
 
-    return convert(f)
+    return convert(module)
 
 
 def emit(module: Module) -> ElfObject:
