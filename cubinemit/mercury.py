@@ -435,6 +435,7 @@ _DROPPED = frozenset({0x19, 0x0A, 0x36, 0x15, 0x16})  # CBANK_PARAM_SIZE PARAM_C
 _CUDA_API_VERSION = 0x37
 _FINALIZER_OPTIONS = 0x5A
 _FRAME_SIZE = 0x11
+_MIN_STACK_SIZE = 0x12
 _OFFSET_LISTS = frozenset(int(a) for a in OFFSET_ATTRS)
 _MBARRIER = 0x39
 _ANNOTATIONS = 0x55
@@ -487,7 +488,9 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
     per_function = original.name.startswith(".nv.info.")
     owner = _text_owner(original.info) if per_function and isinstance(original.info, Section) else None
     out = bytearray()
-    for w in iter_wire_records(original.data, section=original.name):
+    records = list(iter_wire_records(original.data, section=original.name))
+    frames = dict(struct.unpack("<II", w.body) for w in records if w.code == _FRAME_SIZE and not per_function)
+    for w in records:
         body = w.body
         if per_function:
             if w.code in _DROPPED:
@@ -496,10 +499,13 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
             if positions:
                 assert owner is not None
                 body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
-        elif w.code == _FRAME_SIZE:
-            sym_index, _ = struct.unpack("<II", body)
+        elif w.code in (_FRAME_SIZE, _MIN_STACK_SIZE):
+            sym_index, value = struct.unpack("<II", body)
             name = obj.symbols[sym_index - 1].name
-            if name in facts.frame_sizes:
+            # a bounded MIN_STACK_SIZE is the function's frame, so it follows the Mercury one
+            # (texquery sm_100a: $k_local$with_local 0x40 -> 0; UNBOUNDED, or a stack deeper
+            # than the frame, stays)
+            if name in facts.frame_sizes and (w.code == _FRAME_SIZE or value == frames.get(sym_index)):
                 body = struct.pack("<II", sym_index, facts.frame_sizes[name])
         out += _wire(w.fmt, w.code, body)
         if per_function and w.code == _CUDA_API_VERSION:

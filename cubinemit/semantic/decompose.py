@@ -258,6 +258,7 @@ def decompose(obj: ElfObject) -> Module:
     for m in obj.merc_symbols:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
+    first_named: dict[str, int] | None = None
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -277,9 +278,12 @@ def decompose(obj: ElfObject) -> Module:
         _resolved_call(obj, fn)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
-            names = [slot.text for slot in obj.shstrtab.slots]
-            rel, rela = f".rel.text.{sym.name}", f".rela.text.{sym.name}"
-            if rel in names and rela in names and names.index(rela) < names.index(rel):
+            if first_named is None:  # where each section name was first made, once per module
+                first_named = {}
+                for n, slot in enumerate(obj.shstrtab.slots):
+                    first_named.setdefault(slot.text, n)
+            rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
+            if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")

@@ -476,15 +476,18 @@ class _Emitter:
             else:
                 self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
 
-    def address_table_relocations(self) -> None:
+    def address_table_relocations(self, first: bool) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
-        asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
-        both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
+        asked after the debug payloads: the first function's before .debug_frame's relocation
+        names (ftab probe), every other one's after them, in function order
+        (propagation_order: kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed).
+        Both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
         sm_90 on (the addresses are resolved; asked under the creation name)."""
         if self.rel or self.debug:
             return
-        for name, bank in self.banks2.items():
-            if not _address_table(self.functions[name]):
+        for n, name in enumerate(self.order_names):
+            bank = self.banks2.get(name)
+            if bank is None or (n == 0) != first or not _address_table(self.functions[name]):
                 continue
             if self.family is Family.LEGACY:
                 final = final_name(self.created[id(bank)])
@@ -525,9 +528,10 @@ class _Emitter:
         self.data_relocations()
         self.handle_relocations(first=True)
         frame = payloads[".debug_frame"]
-        self.address_table_relocations()
+        self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
+        self.address_table_relocations(first=False)
         self.handle_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
@@ -922,6 +926,14 @@ class _Emitter:
         self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
+        if m.options.get("extensible_whole_program"):
+            # measured, not all modelled: e_type 0xff00 without program headers, a dropped
+            # .nv.uft.entry after the notes, no .nv.rel.action below sm_90, but also _param and
+            # __ocg_const names and other reserved-SMEM values (order/texquery/calls -ewp)
+            raise NotImplementedError("-ewp (extensible whole program) output is not modelled yet")
+        if m.options.get("sanitize"):
+            # the sanitizer's injected functions, $ADDRESS$ symbols and .nv.resolvedrela
+            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not modelled yet")
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
@@ -957,7 +969,7 @@ class _Emitter:
         for i, fn in enumerate(order):
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
-                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
+                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, other=STO_CUDA_ENTRY if fn.is_kernel else 0, size=len(fn.sass))
             elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
                 self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
@@ -1027,11 +1039,18 @@ class _Emitter:
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
-        # GLOBAL symbols get their names now, in symtab order
+        # GLOBAL symbols get their names now, in symtab order. Relocatable and -g output name
+        # them in creation order (funcorder.symbol_creation_order): the first function creates
+        # the functions whose addresses are taken (ftab -c: k_itab f_one f_two f_three k_ftab,
+        # .text order k_itab f_three f_two f_one k_ftab), each function the externs it calls,
+        # in declaration order (calls -c: k_malloc malloc free).
+        naming, externs_of = late, {}
+        if self.rel or self.debug:
+            naming, externs_of = self.creation_naming(late)
         externs_done: set[str] = set()
         if early:  # and the visible variables before the first function (f2 probe, -c)
             self.visible_data_symbols()
-        for n, (fn, text) in enumerate(late):
+        for n, (fn, text) in enumerate(naming):
             if fn.linkage == "visible":
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
                 obj.add_symbol(sym)
@@ -1047,10 +1066,11 @@ class _Emitter:
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             # an undefined function gets its GLOBAL symbol after the first function naming it (a
-            # relocation, or in whole-program output a call resolved through .nv.constant4); a
-            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one
-            named = [r.symbol for r in fn.relocations if r.symbol] + self.extern_calls(fn)
-            for ref in named:
+            # call, a relocation, or in whole-program output a call resolved through
+            # .nv.constant4); a name no function has (__UFT_OFFSET, a variable, a constant
+            # object) is not one
+            refs = [*externs_of.get(fn.name, ()), *(r.symbol for r in fn.relocations if r.symbol), *self.extern_calls(fn)]
+            for ref in refs:
                 target = self.functions.get(ref)
                 if ref not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(ref)
@@ -1068,6 +1088,22 @@ class _Emitter:
             self.mercury_tail(late)
         self.resolve_relocations()
         return obj
+
+    def creation_naming(self, late: list[tuple[Function, Section]]) -> tuple[list[tuple[Function, Section]], dict[str, list[str]]]:
+        """Relocatable and -g output: the functions with a .text in symbol creation order, and
+        the externs each one creates (funcorder.symbol_creation_order)."""
+        from ..funcorder import symbol_creation_order
+
+        created = symbol_creation_order(ptx_functions(self.m), self.mode, [f.name for f, _ in late])
+        rank = {n: i for i, n in enumerate(created)}
+        externs_of: dict[str, list[str]] = {}
+        owner = ""
+        for name in created:
+            if self.functions[name].linkage == "extern":
+                externs_of.setdefault(owner, []).append(name)
+            else:
+                owner = name
+        return sorted(late, key=lambda ft: rank[ft[0].name]), externs_of
 
     def mercury_tail(self, functions: list[tuple[Function, Section]]) -> None:
         """sm_100+: capsules, then a Mercury clone of every debug section, .nv.info section,
@@ -1106,12 +1142,14 @@ class _Emitter:
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
-        # then the banks (constant2 per function, module banks 3 and 4) in creation order, then
-        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120)
+        # then the banks (texture-index banks .nv.constant.entry_image_header_indices.<k>,
+        # constant2 per function, module banks 3 and 4) in creation order, then
+        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120:
+        # texref_unified makes its index banks first; kitchen makes .nv.constant.pic, then
+        # k_sink_a's optimizer bank, then its index bank)
         banks2 = {id(b) for b in self.banks2.values()}
-        # texture-index banks (.nv.merc.nv.constant.entry_image_header_indices.<k>, bank type
-        # 0x70000079) come before them (texref_unified, sm_100a/sm_110/sm_120)
-        banks = [x for x in existing if id(x) in handles] + [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
+        made = {key: n for n, key in enumerate(self.created)}
+        banks = sorted((x for x in existing if id(x) in handles or id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)), key=lambda x: made[id(x)])
         for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
             if id(s) in handles:
                 c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_CONSTANT_MERC0, flags=s.flags, addralign=s.addralign)
@@ -1173,15 +1211,25 @@ def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
 
 
 def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
-    """The bank's alignment: 4 in executables, 8 under -g; relocatable output aligns it to 8
+    """The bank's alignment: 4 in executables; 8 under -g, but 4 when the bank holds jump
+    tables only (order -g: k_maxntid's four u32 targets); relocatable output aligns it to 8
     when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
     to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
     if debug:
-        return 8
+        return 4 if fn.constants == _jump_table_bytes(fn) else 8
     if not rel:
         return 4
     spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
     return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
+
+
+def _jump_table_bytes(fn: Function) -> bytes | None:
+    """The function's jump tables as u32 target offsets, in order (None without any)."""
+    info = fn.facts.get("nvinfo")
+    branches = info.get("indirect_branches") if isinstance(info, dict) else None
+    if not branches:
+        return None
+    return b"".join(int(t).to_bytes(4, "little") for b in branches for t in b["targets"])
 
 
 def _jump_tables(fn: Function) -> bool:
