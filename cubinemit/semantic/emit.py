@@ -1211,25 +1211,27 @@ def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
 
 
 def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
-    """The bank's alignment: 4 in executables; 8 under -g, but 4 when the bank holds jump
-    tables only (order -g: k_maxntid's four u32 targets); relocatable output aligns it to 8
-    when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
-    to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
+    """The bank's alignment: 4 in executables; relocatable and -g output align it to 8 when one
+    of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and to 4
+    otherwise (fp64, jumptable and switch_fp64 probes, every target). -g keeps no constant
+    objects: the jump tables are known (order -g: one four-entry table, 4; jt_kernels -g: a
+    two-entry one, 8), the other bytes are FP64 literals when there are 8 of them (sync -g:
+    k_atom16's one float, 4)."""
     if debug:
-        return 4 if fn.constants == _jump_table_bytes(fn) else 8
+        tables = _jump_table_sizes(fn)
+        rest = len(fn.constants) - sum(tables)
+        return 8 if 8 in tables or rest >= 8 else 4
     if not rel:
         return 4
     spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
     return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
 
 
-def _jump_table_bytes(fn: Function) -> bytes | None:
-    """The function's jump tables as u32 target offsets, in order (None without any)."""
+def _jump_table_sizes(fn: Function) -> list[int]:
+    """The byte size of each of the function's jump tables (a u32 per target)."""
     info = fn.facts.get("nvinfo")
     branches = info.get("indirect_branches") if isinstance(info, dict) else None
-    if not branches:
-        return None
-    return b"".join(int(t).to_bytes(4, "little") for b in branches for t in b["targets"])
+    return [4 * len(b["targets"]) for b in branches or ()]
 
 
 def _jump_tables(fn: Function) -> bool:
