@@ -997,10 +997,11 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
         return [(o, idx(s), t, a) for o, s, t, a in rel]
     funcs_by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
     if tname in facts.code_pointers:
-        rel = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
-        rel += [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
-        rel.sort(key=lambda e: -e[0])
-        return rel
+        # the original's relocations in their order, then the code pointers from the last back
+        # (global_tables sm_100a: g_values+8 at 0, g_name+2, g_name, then $k$dbl, $k$inc)
+        rel = [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
+        pointers = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
+        return rel + sorted(pointers, key=lambda e: -e[0])
     if tname.startswith(".nv.constant0."):
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]

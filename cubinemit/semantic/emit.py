@@ -842,12 +842,15 @@ class _Emitter:
             if not relocs:
                 continue
             if self.family is Family.LEGACY:
+                # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
+                # .rel when there is one (global_tables sm_75; alone when every pointer has
+                # an offset, tests/probes_data gptr_addend)
                 rel, rela = _split(relocs)
-                if rela:
-                    raise NotImplementedError(f"{name}: relocations with addends below sm_90 are not modelled yet")
-                self.ask_relocations(sec, [(".rel", rel)])
+                self.ask_relocations(sec, [(kind, entries) for kind, entries in ((".rel", rel), (".rela", rela)) if entries])
+            elif any(not r.addend for r in relocs):
+                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])  # sm_90+: .rel dropped
             else:
-                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
+                self.ask_relocations(sec, [(".rela", relocs)])
 
     def visible_data_symbols(self) -> None:
         """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
