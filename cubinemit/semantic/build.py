@@ -34,7 +34,8 @@ def fill_compat(module: Module, obj: ElfObject) -> None:
     if has_compat_section(module.target):
         isa_class = int(module.facts.get("isa_class", 1))  # type: ignore[call-overload]
         fastpath = module.facts.get("fastpath")
-        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath))  # type: ignore[call-overload]
+        tensormap = int(module.facts.get("tensormap", 0))  # type: ignore[call-overload]
+        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath), tensormap=tensormap)  # type: ignore[call-overload]
         obj.section(".nv.compat").data = encode_compat(records)
 
 

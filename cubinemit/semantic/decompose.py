@@ -241,6 +241,15 @@ def decompose(obj: ElfObject) -> Module:
 
                 if rec.values[0] != fastpath_mask(target):  # type: ignore[union-attr]
                     module.facts["fastpath"] = rec.values[0]  # type: ignore[union-attr]
+            if getattr(rec, "attr", None) is EICompatAttr.INST_TENSORMAP_V1 and rec.value:  # type: ignore[union-attr]
+                module.facts["tensormap"] = rec.value  # type: ignore[union-attr]  # the code uses TMA
+        from ..nvinfo import encode_compat
+        from ..nvinfo.gating import compat_records
+
+        f = module.facts
+        want = compat_records(target, isa_class=int(f.get("isa_class", 1)), fastpath=f.get("fastpath"), tensormap=int(f.get("tensormap", 0)))  # type: ignore[arg-type, call-overload]
+        if encode_compat(want) != compat.data:
+            raise NotImplementedError(".nv.compat: a record the compatibility rules do not give (not modelled yet)")
     for sec in obj.sections:  # creation order
         if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
             if not sec.name.startswith(_DEBUG_KNOWN):
