@@ -267,7 +267,7 @@ def decompose(obj: ElfObject) -> Module:
     for m in obj.merc_symbols:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
-    first_named: dict[str, int] | None = None
+    first_named = _first_named(obj)
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -283,14 +283,10 @@ def decompose(obj: ElfObject) -> Module:
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
         if module.device_debug and not module.options.get("compile_only"):
-            _resolved_references(obj, fn)
-        _resolved_call(obj, fn)
+            _resolved_references(obj, fn, first_named)
+        _resolved_call(obj, fn, first_named)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
-            if first_named is None:  # where each section name was first made, once per module
-                first_named = {}
-                for n, slot in enumerate(obj.shstrtab.slots):
-                    first_named.setdefault(slot.text, n)
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
@@ -418,13 +414,21 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> Non
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
 
 
-def _resolved_references(obj: ElfObject, fn: Function) -> None:
+def _first_named(obj: ElfObject) -> dict[str, int]:
+    """Where each .shstrtab name was first made (its first slot), once per module: the
+    creation-order facts below compare such positions for every function."""
+    first: dict[str, int] = {}
+    for n, slot in enumerate(obj.shstrtab.slots):
+        first.setdefault(slot.text, n)
+    return first
+
+
+def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """-g: ptxas resolves a function's references to .const and compiler-constant data itself,
     yet makes the .rel.text.<f> section for the first of them (and drops it if nothing else
     goes there). When that name comes before any relocation kept would have made it, the code
     made such a reference first: fact ``resolved_relocations`` (``"rela_kept"`` when the empty
     .rela.text.<f> stays)."""
-    names = [slot.text for slot in obj.shstrtab.slots]
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # the compiler-constant bank is made at the first constant reference: after the relocation
     # asks of the code before it (printf_switch -g sm_75-89: .rela, .rel, then .nv.constant2)
@@ -434,10 +438,10 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
     if obj.sm >= 90 and f".nv.constant.optimizer.{fn.name}" in names:
         bank = f".nv.constant.optimizer.{fn.name}"
     if bank in names:
-        after = sum(1 for n in (rel, rela) if n in names and names.index(n) < names.index(bank))
+        after = sum(1 for n in (rel, rela) if n in names and names[n] < names[bank])
         if after:
             fn.facts["constant_bank_after"] = after
-    if rel not in names or (rela in names and names.index(rela) < names.index(rel)):
+    if rel not in names or (rela in names and names[rela] < names[rel]):
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     legacy = obj.sm < 90
@@ -450,7 +454,7 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
         fn.facts["resolved_relocations"] = "rela_kept"
 
 
-def _resolved_call(obj: ElfObject, fn: Function) -> None:
+def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """Below sm_90, some code makes a subroutine call that ptxas resolves itself: it asks for
     .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
     when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
@@ -461,10 +465,9 @@ def _resolved_call(obj: ElfObject, fn: Function) -> None:
     fact ``resolved_call``."""
     if obj.sm >= 90:
         return
-    names = [slot.text for slot in obj.shstrtab.slots]
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
-    if rela not in names or rel not in names or names.index(rel) < names.index(rela):
+    if rela not in names or rel not in names or names[rel] < names[rela]:
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
