@@ -69,7 +69,7 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     by_name = {s.name: s for s in obj.sections}
-    for name, records in build_module_info(mfacts, ffacts).items():
+    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
     banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     slots = _handle_slots(module)
