@@ -277,6 +277,8 @@ def decompose(obj: ElfObject) -> Module:
             fn.capsule_symbols = [(m.name, m.value, m.size) for m in merc_in_section.get(id(capsule), ())]
         prefix = f"${sym.name}$"
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
+        if fn.inlined and not module.options.get("compile_only") and not module.device_debug:
+            _clones_address_only(obj, fn)
         module.functions.append(fn)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
@@ -298,6 +300,7 @@ def decompose(obj: ElfObject) -> Module:
 
     decompose_data(obj, module)
     decompose_shared(obj, module)
+    _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
@@ -391,6 +394,15 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> Non
         raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
+    merc = next((s for s in obj.sections if s.mercury and s.name == f".nv.merc.rela.nv.constant.optimizer.{fn.name}"), None)
+    clones = {y.name for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${fn.name}$")}
+    table = [r.offset for r in (merc.relocs or []) if r.symbol is not None and r.symbol.name in clones] if merc is not None else []
+    if table != sorted(table):
+        # cubinemit.mercury lists a function-address table's Mercury relocations in ascending
+        # offset order (ftab: a local array of code pointers). The table ptxas builds for the
+        # indirect calls of a module that takes addresses comes in another order (fo_fptr K2:
+        # op_b@24 op_a@16 op_c@8; K@24 aa, bb@8, cc@16 in an ad-hoc module), not modelled.
+        raise NotImplementedError(f".nv.merc.rela.nv.constant.optimizer.{fn.name}: the Mercury relocation order of this function-address table is not modelled")
 
 
 def _resolved_references(obj: ElfObject, fn: Function) -> None:
@@ -419,6 +431,43 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
         fn.facts["resolved_relocations"] = "rela_kept"
+
+
+def _clones_address_only(obj: ElfObject, fn: Function) -> None:
+    """Whole program: a kernel's calls to its clones are resolved relocations, which make
+    ptxas ask for .rel/.rela.text.<k> (kept empty from sm_90 on). A kernel that only takes
+    the address of functions gets their clones (every address-taken function of the module)
+    reached through its .nv.constant2 table alone, and asks for nothing (fo_fptr K2: ``&op_a``,
+    clones of op_a, op_b, op_c; every target). No relocation name for the kernel: fact
+    ``clones_address_only``."""
+    names = {slot.text for slot in obj.shstrtab.slots}
+    if f".rel.text.{fn.name}" not in names and f".rela.text.{fn.name}" not in names and not fn.relocations:
+        fn.facts["clones_address_only"] = True
+
+
+def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
+    """Whole program: function addresses in a module variable's initializer (``.global .u64
+    tbl[2] = {f2, f1};``) are resolved by ptxas itself, yet it asks for the data section's
+    relocation sections (.rel below sm_90, .rel then .rela from sm_90 on) and drops them
+    (fo_fptr_global: ``~.rel.nv.constant.user ~.rela.nv.constant.user ~.rel.nv.global.init
+    ~.rela.nv.global.init``, every target). A relocation name of a data section that keeps no
+    relocation section: fact ``resolved_data`` (the data sections, by final name)."""
+    from .data import RELOCATION_ORDER, SECTIONS
+
+    if module.options.get("compile_only") or module.device_debug:
+        return
+    names = {slot.text for slot in obj.shstrtab.slots}
+    kept = {s.name for s in obj.sections if not s.mercury}
+    resolved = []
+    for name in RELOCATION_ORDER:
+        created = SECTIONS[name].creation_name(obj.sm)
+        if name not in kept:
+            continue
+        asked = [f"{p}{n}" for p in (".rel", ".rela") for n in (created, name) if f"{p}{n}" in names]
+        if asked and not any(f"{p}{n}" in kept for p in (".rel", ".rela") for n in (created, name)):
+            resolved.append(name)
+    if resolved:
+        module.facts["resolved_data"] = resolved
 
 
 def _resolved_call(obj: ElfObject, fn: Function) -> None:

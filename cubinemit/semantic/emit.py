@@ -253,7 +253,11 @@ class _Emitter:
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
         hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
-        if not fn.relocations and not fn.inlined and not resolved and not shared_refs and not hidden:
+        # whole program: calls to the clones are resolved relocations; a kernel that only
+        # takes addresses reaches its clones through its bank and asks nothing
+        # (decompose._clones_address_only)
+        calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
@@ -270,7 +274,7 @@ class _Emitter:
             bank_after = int(fn.facts.get("constant_bank_after", 0))
             if not bank_after:
                 self.constant_bank(fn, text)
-        elif not self.rel and (fn.inlined or shared_refs) and not hidden:
+        elif not self.rel and (calls_clones or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
                 asks: list[tuple[str, list[Relocation] | None]] = [(".rel", None), (".rela", [])]
                 # the first resolved reference carries an addend (sm_110a tcgen05: the reserved
@@ -470,15 +474,18 @@ class _Emitter:
             else:
                 self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
 
-    def address_table_relocations(self) -> None:
+    def address_table_relocations(self, first: bool) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
-        asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
-        both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
-        sm_90 on (the addresses are resolved; asked under the creation name)."""
+        asked after the debug payloads: the first function's before .debug_frame's relocation
+        names, every other one's after them, in function order (ftab probe; fo_fptr: K2's
+        before .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped
+        below sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
+        addresses are resolved; asked under the creation name)."""
         if self.rel or self.debug:
             return
-        for name, bank in self.banks2.items():
-            if not _address_table(self.functions[name]):
+        for n, name in enumerate(self.order_names):
+            bank = self.banks2.get(name)
+            if bank is None or (n == 0) != first or not _address_table(self.functions[name]):
                 continue
             if self.family is Family.LEGACY:
                 final = final_name(self.created[id(bank)])
@@ -519,10 +526,13 @@ class _Emitter:
         self.data_relocations()
         self.handle_relocations(first=True)
         frame = payloads[".debug_frame"]
-        self.address_table_relocations()
+        self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
         self.handle_relocations(first=False)
+        if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
+            raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
+        self.address_table_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
@@ -802,6 +812,10 @@ class _Emitter:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
             if not relocs:
+                if name in self.m.facts.get("resolved_data", ()):  # type: ignore[operator]
+                    # function addresses ptxas resolved itself: asked and dropped
+                    # (decompose._resolved_data_relocations)
+                    self.ask_relocations(sec, [(".rel", None)] if self.family is Family.LEGACY else [(".rel", None), (".rela", None)])
                 continue
             if self.family is Family.LEGACY:
                 rel, rela = _split(relocs)
@@ -943,11 +957,15 @@ class _Emitter:
         bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
         for i, fn in enumerate(order):
+            # static and weak functions (kernels included) are named before their .text, a
+            # kernel marked STO_CUDA_ENTRY (fo_linkage: `W:K3 .text.K3`, `f:K2 .text.K2`, every
+            # target and mode)
+            entry = STO_CUDA_ENTRY if fn.is_kernel else 0
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
-                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
-            elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
-                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
+                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, other=entry, size=len(fn.sass))
+            elif fn.linkage == "weak" and fn.name not in self.func_symbols:
+                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, other=entry, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
             if fn.is_kernel:
