@@ -59,7 +59,7 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
     from ..nvinfo.builder import build_module_info, param_layout
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
-    from .decompose import _ptx_function
+    from .decompose import ptx_functions
 
     index = {s.name: i for i, s in enumerate(symbol_order(obj), start=1) if s.name}
     symbol_index = index.__getitem__
@@ -86,13 +86,13 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
         emitter_mode = module.ordering_mode()
-        cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
+        cg = derive_callgraph(ptx_functions(module), emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:
         from ..funcorder import prototypes
 
-        entries = prototypes([_ptx_function(f) for f in module.functions], module.ordering_mode(), [f.name for f in texts], module.sm)
+        entries = prototypes(ptx_functions(module), module.ordering_mode(), [f.name for f in texts], module.sm)
         proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
     action = obj.find_section(".nv.rel.action")
     if action is not None:

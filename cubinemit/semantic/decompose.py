@@ -146,7 +146,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
     mode = module.ordering_mode()
-    ptx = [_ptx_function(f) for f in module.functions]
+    ptx = ptx_functions(module)
     order = [f.name for f in module.functions if f.linkage != "extern" and (f.is_kernel or not whole_program)]
     if whole_program:
         order.reverse()  # the kernels were reversed into declaration order above
@@ -155,10 +155,21 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     # tells the declaration order of the functions that have one
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
+    hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
     try:
         declared = declaration_order_from(order, ptx, mode, hint=hint)
     except ModelError as exc:
         raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+    if not whole_program:
+        # the order found must also give the function symbols as the cubin has them (the
+        # search fixes the .text order; where the rules leave freedom it follows the hint,
+        # which does not always tell the order of static functions named together: r4_1
+        # random module -c)
+        from ..funcorder import symbol_order as function_symbols
+
+        want = [y.name for y in ordered if y.type == STT_FUNC]
+        if function_symbols(declared, mode, order) != want:
+            raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -168,7 +179,95 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
 
 
-def _ptx_function(f: Function) -> PtxFunction:
+def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
+    """The declaration order of the extern functions, as far as the cubin tells it.
+
+    ptxas names an extern's GLOBAL symbol after the first function (in .text order) that
+    references it, the externs one function names first in declaration order (fo_externs -c:
+    s1 calls ext3 then ext1, named ``ext1 ext3``); and a signature string only one function
+    has stands in .strtab in reverse declaration order. Both give pairs; the rest follows
+    ``hint``. (A signature string several functions share tells only about the last of them:
+    ``#ii`` of ext1 and v1.)"""
+    externs = [f.name for f in module.functions if f.linkage == "extern"]
+    if len(externs) < 2:
+        return externs
+    rank: dict[str, int] = {}
+    for i, y in enumerate(symbol_order(obj)):
+        rank.setdefault(y.name, i)
+    before: dict[str, set[str]] = {n: set() for n in externs}  # before[b]: externs declared before b
+    by_name = {f.name: f for f in module.functions}
+    seen: set[str] = set()
+    for text in header_order(obj):
+        if text.mercury or not text.name.startswith(".text."):
+            continue
+        fn = by_name.get(text.name[len(".text.") :])
+        if fn is None:
+            continue
+        refs = {r.symbol for r in fn.relocations if r.symbol} | set(fn.calls)
+        new = sorted((n for n in externs if n in refs and n not in seen), key=lambda n: rank.get(n, 0))
+        for i, a in enumerate(new):
+            for b in new[i + 1 :]:
+                before[b].add(a)
+        seen.update(new)
+    users: dict[str, int] = {}
+    for p in protos:
+        users[p.signature] = users.get(p.signature, 0) + 1
+    unique = [p for p in protos if p.symbol in before and users[p.signature] == 1 and p.signature in position]
+    for a in unique:
+        for b in unique:
+            if position[a.signature] > position[b.signature]:
+                before[b.symbol].add(a.symbol)
+    tie = {n: i for i, n in enumerate(hint)}
+    out: list[str] = []
+    left = list(externs)
+    while left:
+        ready = [n for n in left if before[n] <= set(out)]
+        if not ready:  # contradictory pairs: leave the order to the search
+            return []
+        pick = min(ready, key=lambda n: (tie.get(n, len(tie)), rank.get(n, 0)))
+        out.append(pick)
+        left.remove(pick)
+    return out
+
+
+def function_tables(module: Module) -> dict[str, list[str]]:
+    """Module variables whose initializer holds function addresses (``.const .u64 ctbl[3] =
+    {f4, f3, f2};``, relocatable and -g builds keep their relocations): name -> the functions,
+    in initializer order."""
+    funcs = {f.name for f in module.functions}
+    out: dict[str, list[str]] = {}
+    for d in module.data:
+        names = [r.symbol for r in sorted(d.relocations, key=lambda r: r.offset) if r.symbol in funcs]
+        if names:
+            out[d.name] = names  # type: ignore[assignment]
+    return out
+
+
+def ptx_functions(module: Module) -> list[PtxFunction]:
+    """The module's functions as cubinemit.funcorder sees them (see :func:`_ptx_function`)."""
+    tables = function_tables(module)
+    return [_ptx_function(f, tables) for f in module.functions]
+
+
+def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
+    """funcorder.PtxFunction.address_uses of a function that references a table of function
+    addresses: its relocations in code order, a table standing for its contents, an
+    address-taking for itself (fo_fptr_global -c: L references ctbl = {f4, f3, f2} before
+    taking f3, so X is f2 f1 f4 f3, which puts f3 first in .text; every target). Empty (the
+    takings stand for it) for the others."""
+    relocs = sorted(f.relocations, key=lambda r: r.offset)
+    if not any(r.symbol in tables for r in relocs):
+        return []
+    uses: list[str] = []
+    for r in relocs:
+        if r.symbol in tables:
+            uses += tables[r.symbol]  # type: ignore[index]
+        elif r.symbol in f.address_taken and r.symbol != f.name:
+            uses.append(r.symbol)  # type: ignore[arg-type]
+    return uses
+
+
+def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     linkage = f.linkage
@@ -185,6 +284,7 @@ def _ptx_function(f: Function) -> PtxFunction:
         address_taken=f.address_taken,
         has_indirect_call=f.has_indirect_call,
         call_prototypes=f.call_prototypes,
+        address_uses=_address_uses(f, tables) if tables else (),
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
     )
@@ -295,10 +395,10 @@ def decompose(obj: ElfObject) -> Module:
                     if _BUILTIN_COPY.match(sym.name):
                         linkage = "builtin"  # a ptxas builtin's copy ($__internal_N_$, WEAK)
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
-    _call_facts(obj, module, whole_program)
     from .data import decompose_data, decompose_shared
 
-    decompose_data(obj, module)
+    decompose_data(obj, module)  # before the call facts: tables of function addresses order X
+    _call_facts(obj, module, whole_program)
     decompose_shared(obj, module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)

@@ -241,8 +241,7 @@ class _Emitter:
         were inlined."""
         self.reference_symbols(fn)
         if self.rel and fn.constants:
-            if self.debug:
-                self.debug_callee_symbols(fn)
+            self.debug_callee_symbols(fn)
             self.relocations_on_demand(fn, text)
             return
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
@@ -264,6 +263,11 @@ class _Emitter:
                 self.ask_relocations(text, [(".rela", None)])
             self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
+        if self.rel and not self.debug:
+            # -c: a callee without a symbol yet (a call cycle: the DFS emits the caller first)
+            # is named now, before the relocation sections (fo_recursion -c: `.nv.info.c2 f:c1
+            # .rela.text.c2`, `.nv.info.odd f:even .rela.text.odd`; every target)
+            self.debug_callee_symbols(fn)
         if self.debug:
             self.debug_callee_symbols(fn)
             # -g: the kernel's own constant bank comes after those symbols, before its
@@ -347,6 +351,30 @@ class _Emitter:
         if bank_after:
             self.constant_bank(fn, text)  # made once
         self.scoped_symbols(fn)  # variables no relocation names, after the walk
+
+    def ptx_functions(self) -> list[PtxFunction]:
+        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
+        from .decompose import ptx_functions
+
+        return ptx_functions(self.m)
+
+    def clones_in_order(self, fn: Function) -> list[tuple[str, int, int]]:
+        """``fn``'s whole-program copies in the order ptxas creates them
+        (cubinemit.nvinfo.builder.clone_order: recursive or address-taken callees first, each
+        group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
+        counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
+        _7_$..dsqrt.. $K1$ssqrt``)."""
+        from ..nvinfo.builder import clone_order
+        from ..nvinfo.facts import FunctionFacts, from_json
+
+        info = fn.facts.get("nvinfo")
+        if not fn.inlined or not isinstance(info, dict):
+            return list(fn.inlined)
+        ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
+        rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
+        if any(callee not in rank for callee, _, _ in fn.inlined):
+            return list(fn.inlined)
+        return sorted(fn.inlined, key=lambda c: rank[c[0]])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section) -> Section | None:
@@ -589,7 +617,7 @@ class _Emitter:
             return []
         from ..funcorder import prototypes
 
-        return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
+        return prototypes(self.ptx_functions(), self.mode, [f.name for f in order], self.sm)
 
     def signature_strings(self, order: list[Function]) -> None:
         """The signature strings come first in .strtab (funcorder.signature_strings: the
@@ -598,7 +626,7 @@ class _Emitter:
         from ..funcorder import signature_strings
 
         if self.rel or self.debug:
-            ptx = [_ptx_function(f) for f in self.m.functions]
+            ptx = self.ptx_functions()
             for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
                 self.obj.strtab.add(text)
 
@@ -612,11 +640,48 @@ class _Emitter:
         from ..funcorder import g_order
 
         taken = {t for f in self.m.functions for t in f.address_taken}
-        for name in g_order([_ptx_function(f) for f in self.m.functions]):
+        for name in g_order(self.ptx_functions()):
             fn = self.functions[name]
             if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
                 info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
                 self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
+
+    def global_function_symbols(self, late: list[tuple[Function, Section]]) -> set[str]:
+        """Relocatable and -g output: the GLOBAL function symbols (visible functions, called
+        externs) in the order ptxas created the symbols (funcorder.symbol_creation_order: each
+        function of the order, then the callees without a symbol yet in G order, the first
+        function also every address-taken function), the visible variables right after the
+        first function's own (r1_0 random module -c: f05 calls f02, so `f02 f09` although .text
+        has f09 first; fo_random_fptr -c: address-taken f00 before f09; ad hoc: .text
+        `s0 zz K aa tk`, globals `s0 gv aa zz K tk`; sm_75, sm_90). Returns the externs named."""
+        from ..funcorder import symbol_creation_order
+
+        texts = {fn.name: text for fn, text in late}
+        created = symbol_creation_order(self.ptx_functions(), self.mode, [fn.name for fn, _ in late])
+        names = [n for n in created if self.functions[n].linkage in ("visible", "extern")]
+        first = late[0][0].name
+        if names and names[0] == first:
+            self.global_function_symbol(first, texts)
+        self.visible_data_symbols()
+        externs = set()
+        for name in names:
+            self.global_function_symbol(name, texts)
+            if self.functions[name].linkage == "extern":
+                externs.add(name)
+        return externs
+
+    def global_function_symbol(self, name: str, texts: dict[str, Section]) -> None:
+        if name in self.func_symbols:
+            return
+        fn = self.functions[name]
+        text = texts.get(name)
+        if fn.linkage == "extern":
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, 0, None)
+        elif text is not None:
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
+        else:
+            raise ModelError(f"visible function {name!r} has no .text")
+        self.func_symbols[name] = self.obj.add_symbol(sym)
 
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
@@ -916,7 +981,7 @@ class _Emitter:
             # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
             from ..funcorder import function_order
 
-            names = function_order([_ptx_function(f) for f in m.functions], self.mode)
+            names = function_order(self.ptx_functions(), self.mode)
             return [self.functions[n] for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
@@ -991,7 +1056,7 @@ class _Emitter:
                 self.address_taken_symbols()
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
-            for callee, offset, size in fn.inlined:
+            for callee, offset, size in self.clones_in_order(fn):
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
@@ -1035,31 +1100,39 @@ class _Emitter:
 
         # GLOBAL symbols get their names now, in symtab order
         externs_done: set[str] = set()
+        if late and (self.rel or self.debug):
+            externs_done = self.global_function_symbols(late)
         for n, (fn, text) in enumerate(late):
-            if fn.linkage == "visible":
+            if fn.linkage == "visible" and fn.name not in self.func_symbols:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
-                obj.add_symbol(sym)
+                self.func_symbols[fn.name] = obj.add_symbol(sym)
             else:
                 sym = self.func_symbols[fn.name]
                 sym.section = text
             text.info = sym
-            for callee, offset, size in fn.inlined:
-                if self.functions[callee].linkage == "visible":
-                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
-            if n == 0:  # the visible variables are named after the first function
+            if n == 0 and not (self.rel or self.debug):  # the visible variables are named after the first function
                 self.visible_data_symbols()
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             # an undefined function gets its GLOBAL symbol after the first function naming it (a
             # relocation, or in whole-program output a call resolved through .nv.constant4); a
-            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one
-            named = [r.symbol for r in fn.relocations if r.symbol] + self.extern_calls(fn)
+            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one.
+            # They come in declaration order, not code order (fo_syscalls -c: helper calls
+            # vprintf then free, named `vprintf free`; calls to free vprintf malloc are named
+            # `vprintf malloc free` as declared; non-syscall externs alike; sm_75, sm_90)
+            refs = {r.symbol for r in fn.relocations if r.symbol} | set(self.extern_calls(fn))
+            named = [f.name for f in self.m.functions if f.linkage == "extern" and f.name in refs]
             for ref in named:
                 target = self.functions.get(ref)
                 if ref not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(ref)
                     if ref not in self.func_symbols:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
+            # the copies of visible callees, after the externs (fo_syscalls K3: `K3 malloc free
+            # $K3$vhelper`; with a visible variable: `K gv malloc $K$aa $K$zz`, sm_90)
+            for callee, offset, size in self.clones_in_order(fn):
+                if self.functions[callee].linkage == "visible":
+                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
         if not late:
             self.visible_data_symbols()
         self.rename_banks()
@@ -1216,12 +1289,6 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
 
     lay = param_layout(target, from_json(FunctionFacts, _info_facts(fn)))  # type: ignore[arg-type]
     return lay.base, lay.size
-
-
-def _ptx_function(f: Function) -> PtxFunction:
-    from .decompose import _ptx_function as convert
-
-    return convert(f)
 
 
 def emit(module: Module) -> ElfObject:
