@@ -31,17 +31,10 @@ MODES = ("def", "c", "g", "O0", "lineinfo")
 #: of a function (cubinemit.funcorder, "not modelled"): the decomposer cannot recover a
 #: declaration order.
 UNMODELLED_G_ORDER = "declaration order not recovered: the order of this module is not modelled"
-#: sm_100+ whole program: ptxas builds a table of the address-taken functions in each taker
-#: kernel's .nv.constant2 for its indirect calls; the order of that table's Mercury relocations
-#: is not modelled (cubinemit.mercury derives ascending offsets, right for tables the code
-#: builds itself: tests/probes_const2/ftab).
-MERCURY_TABLE_ORDER = "the Mercury relocation order of this function-address table is not modelled"
-
 #: (probe, target, mode) -> the reason the semantic level declines it (a fragment of the
 #: NotImplementedError message)
 DECLINED: dict[tuple[str, str, str], str] = {
-    **{(p, t, "g"): UNMODELLED_G_ORDER for p in ("fo_fptr", "fo_fptr_global", "fo_random_fptr") for t in TARGETS},
-    **{(p, "sm_100a", m): MERCURY_TABLE_ORDER for p in ("fo_fptr", "fo_fptr_global") for m in ("def", "O0", "lineinfo")},
+    (p, t, "g"): UNMODELLED_G_ORDER for p in ("fo_fptr", "fo_fptr_global", "fo_random_fptr") for t in TARGETS
 }
 
 
@@ -91,7 +84,6 @@ def test_every_probe_compiles_in_its_modes() -> None:
 RANDOM_SEEDS = (1, 4)
 RANDOM_DECLINES = (
     UNMODELLED_G_ORDER,
-    MERCURY_TABLE_ORDER,
     # -c with address-taking: the declaration-order search (funcorder.declaration_order_from)
     # does not find every order; it must then decline, not guess
     "declaration order not recovered: no declaration order makes ptxas emit",

@@ -134,13 +134,17 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
         if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
             s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]
     obj.merc_symbols = mercury.derive_merc_symbols(obj, facts)
+    from ..funcorder import g_order
+    from .decompose import ptx_functions
+
+    g = g_order(ptx_functions(module))  # orders the entries of function-address tables
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g)
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]

@@ -156,6 +156,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
     hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
+    hint = _locals_in_symbol_order(hint, [y.name for y in ordered if y.type == STT_FUNC and y.bind != STB_GLOBAL and y.section is not None])
     try:
         declared = declaration_order_from(order, ptx, mode, hint=hint)
     except ModelError as exc:
@@ -177,6 +178,29 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         # functions without a .text
         kept = {f.name for f in module.functions}
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
+
+
+def _locals_in_symbol_order(hint: list[str], local: list[str]) -> list[str]:
+    """``hint`` with the LOCAL/WEAK functions in .symtab order (their creation order) among
+    themselves, the others where they were; a local function the hint lacks goes right before
+    the next one it has (r4_1 random module -c: the callee f00 named with the address-taken
+    f02 and f04 at the first function, in G order, while the .nv.callgraph marks that lead the
+    hint list only the address-taken ones)."""
+    where = set(local)
+    slots = [i for i, n in enumerate(hint) if n in where]
+    have = [n for n in local if n in set(hint)]
+    out = list(hint)
+    for i, n in zip(slots, have):
+        out[i] = n
+    missing = [n for n in local if n not in set(hint)]
+    result: list[str] = []
+    for n in out:
+        if n in where:
+            # the missing locals that come before n in .symtab order
+            k = local.index(n)
+            result += [m for m in missing if local.index(m) < k and m not in result]
+        result.append(n)
+    return result + [m for m in missing if m not in result]
 
 
 def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
@@ -399,6 +423,8 @@ def decompose(obj: ElfObject) -> Module:
 
     decompose_data(obj, module)  # before the call facts: tables of function addresses order X
     _call_facts(obj, module, whole_program)
+    if whole_program:
+        _address_table_order(obj, module)
     decompose_shared(obj, module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
@@ -494,15 +520,6 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> Non
         raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
-    merc = next((s for s in obj.sections if s.mercury and s.name == f".nv.merc.rela.nv.constant.optimizer.{fn.name}"), None)
-    clones = {y.name for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${fn.name}$")}
-    table = [r.offset for r in (merc.relocs or []) if r.symbol is not None and r.symbol.name in clones] if merc is not None else []
-    if table != sorted(table):
-        # cubinemit.mercury lists a function-address table's Mercury relocations in ascending
-        # offset order (ftab: a local array of code pointers). The table ptxas builds for the
-        # indirect calls of a module that takes addresses comes in another order (fo_fptr K2:
-        # op_b@24 op_a@16 op_c@8; K@24 aa, bb@8, cc@16 in an ad-hoc module), not modelled.
-        raise NotImplementedError(f".nv.merc.rela.nv.constant.optimizer.{fn.name}: the Mercury relocation order of this function-address table is not modelled")
 
 
 def _resolved_references(obj: ElfObject, fn: Function) -> None:
@@ -543,6 +560,47 @@ def _clones_address_only(obj: ElfObject, fn: Function) -> None:
     names = {slot.text for slot in obj.shstrtab.slots}
     if f".rel.text.{fn.name}" not in names and f".rela.text.{fn.name}" not in names and not fn.relocations:
         fn.facts["clones_address_only"] = True
+
+
+def _address_table_order(obj: ElfObject, module: Module) -> None:
+    """sm_100+ whole program: the Mercury relocations of a kernel's function-address table
+    come in the module's G order of the functions copied (non-static ones in declaration order,
+    then static ones; cubinemit.mercury._optimizer_relocs). The cubin keeps no other trace of
+    the device functions' declaration order, so it is read back from them: the functions of
+    each table stand in that order in module.functions. Declined when the tables disagree or
+    put a static function before a non-static one."""
+    wanted: list[list[str]] = []
+    for s in obj.sections:
+        prefix = ".nv.merc.rela.nv.constant.optimizer."
+        if not s.mercury or not s.name.startswith(prefix) or not s.relocs:
+            continue
+        owner = f"${s.name[len(prefix):]}$"
+        seq = [r.symbol.name[len(owner) :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(owner)]
+        if seq:
+            wanted.append(seq)
+    if not wanted:
+        return
+    by_name = {f.name: f for f in module.functions}
+    before: dict[str, set[str]] = {}
+    for seq in wanted:
+        for i, a in enumerate(seq):
+            if a not in by_name:
+                raise NotImplementedError(f"function-address table entry {a!r}: no such function")
+            before.setdefault(a, set()).update(seq[:i])
+    order: list[str] = []
+    left = [f.name for f in module.functions if f.name in before]
+    while left:
+        ready = [n for n in left if before[n] <= set(order)]
+        if not ready:
+            raise NotImplementedError("the Mercury relocation orders of the function-address tables disagree")
+        order.append(ready[0])
+        left.remove(ready[0])
+    statics = [n for n in order if by_name[n].linkage == "static"]
+    if order != [n for n in order if by_name[n].linkage != "static"] + statics:
+        raise NotImplementedError("a function-address table lists a static function before a non-static one: not G order")
+    slots = [i for i, f in enumerate(module.functions) if f.name in before]
+    for i, name in zip(slots, order):
+        module.functions[i] = by_name[name]
 
 
 def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:

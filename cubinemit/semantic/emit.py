@@ -630,16 +630,20 @@ class _Emitter:
             for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
                 self.obj.strtab.add(text)
 
-    def address_taken_symbols(self) -> None:
+    def address_taken_symbols(self, first: Function) -> None:
         """-c: the address-taken functions that have no symbol yet get their local or weak one
         right after the first function's .nv.info (and, for a kernel, its reserved-SMEM and
-        UDT/UFT symbols), in G order; their global names still come with the other globals
-        (ptxas, -c, every target: tests/probes_fp)."""
+        UDT/UFT symbols), together with the first function's callees, in G order; their global
+        names still come with the other globals (ptxas, -c, every target: tests/probes_fp;
+        r4_1 random module: the callee f00 between the address-taken f02 and f04 would
+        otherwise come after them)."""
         if not self.rel or self.debug:
             return
         from ..funcorder import g_order
 
         taken = {t for f in self.m.functions for t in f.address_taken}
+        if taken:
+            taken |= set(first.calls)
         for name in g_order(self.ptx_functions()):
             fn = self.functions[name]
             if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
@@ -1053,7 +1057,7 @@ class _Emitter:
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:
-                self.address_taken_symbols()
+                self.address_taken_symbols(fn)
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
             for callee, offset, size in self.clones_in_order(fn):
