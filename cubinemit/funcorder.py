@@ -647,6 +647,7 @@ def declaration_order_from(
     *,
     hint: Sequence[str] = (),
     budget: int = 20000,
+    symbols: Sequence[str] | None = None,
 ) -> list[PtxFunction]:
     """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
 
@@ -668,6 +669,10 @@ def declaration_order_from(
       comes may stand almost anywhere; the root sequence found first (longest DFS blocks first,
       the other functions in ``hint`` order) is used, and the relative order of the address-taking functions (which decides the order
       X is visited in) is searched.
+
+    ``symbols``: the function symbols in ``.symtab`` order as the cubin has them (relocatable
+    and -g builds); a candidate must give them too (:func:`symbol_order`), so the search goes on
+    where the hint alone picks a creation order that names them otherwise.
 
     Raises :class:`UnmodelledOrder` for the cases :func:`function_order` does not model, and
     :class:`ModelError` when no order is found (``budget`` bounds the search).
@@ -693,7 +698,7 @@ def declaration_order_from(
         else:
             named += [n for n in users if n not in set(named)]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
-        if function_order(cand, mode) == want:
+        if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
             return cand
         return None
 

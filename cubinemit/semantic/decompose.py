@@ -156,9 +156,9 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
     hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
-    hint = _locals_in_symbol_order(hint, [y.name for y in ordered if y.type == STT_FUNC and y.bind != STB_GLOBAL and y.section is not None])
     try:
-        declared = declaration_order_from(order, ptx, mode, hint=hint)
+        symbols = None if whole_program else [y.name for y in ordered if y.type == STT_FUNC]
+        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols)
     except ModelError as exc:
         raise NotImplementedError(f"declaration order not recovered: {exc}") from None
     if not whole_program:
@@ -178,29 +178,6 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         # functions without a .text
         kept = {f.name for f in module.functions}
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
-
-
-def _locals_in_symbol_order(hint: list[str], local: list[str]) -> list[str]:
-    """``hint`` with the LOCAL/WEAK functions in .symtab order (their creation order) among
-    themselves, the others where they were; a local function the hint lacks goes right before
-    the next one it has (r4_1 random module -c: the callee f00 named with the address-taken
-    f02 and f04 at the first function, in G order, while the .nv.callgraph marks that lead the
-    hint list only the address-taken ones)."""
-    where = set(local)
-    slots = [i for i, n in enumerate(hint) if n in where]
-    have = [n for n in local if n in set(hint)]
-    out = list(hint)
-    for i, n in zip(slots, have):
-        out[i] = n
-    missing = [n for n in local if n not in set(hint)]
-    result: list[str] = []
-    for n in out:
-        if n in where:
-            # the missing locals that come before n in .symtab order
-            k = local.index(n)
-            result += [m for m in missing if local.index(m) < k and m not in result]
-        result.append(n)
-    return result + [m for m in missing if m not in result]
 
 
 def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
