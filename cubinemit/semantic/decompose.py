@@ -378,8 +378,11 @@ def decompose(obj: ElfObject) -> Module:
             fn.capsule_symbols = [(m.name, m.value, m.size) for m in merc_in_section.get(id(capsule), ())]
         prefix = f"${sym.name}$"
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
-        if fn.inlined and not module.options.get("compile_only") and not module.device_debug:
-            _clones_address_only(obj, fn)
+        if not module.options.get("compile_only") and not module.device_debug:
+            if fn.inlined:
+                _clones_address_only(obj, fn)
+            else:
+                _resolved_indirect_call(obj, fn)
         module.functions.append(fn)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
@@ -603,6 +606,22 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
             resolved.append(name)
     if resolved:
         module.facts["resolved_data"] = resolved
+
+
+def _resolved_indirect_call(obj: ElfObject, fn: Function) -> None:
+    """Whole program from sm_90 on: a kernel without clones whose code makes an indirect call
+    (through a pointer parameter: fp_indirect_only, fp_caller_order) has ptxas resolve the
+    call's relocations itself, asking .rel.text.<k> (dropped) then .rela.text.<k> (kept empty),
+    as for calls to clones; below sm_90 it asks nothing. Both names, .rel first, and the empty
+    .rela kept (resolved extern calls drop both: fo_syscalls K4): fact
+    ``resolved_indirect_call``."""
+    if obj.sm < 90 or fn.relocations:
+        return
+    names = [slot.text for slot in obj.shstrtab.slots]
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    kept = any(s.name == rela and not s.mercury for s in obj.sections)  # resolved extern calls drop it
+    if kept and rel in names and names.index(rel) < names.index(rela):
+        fn.facts["resolved_indirect_call"] = True
 
 
 def _resolved_call(obj: ElfObject, fn: Function) -> None:

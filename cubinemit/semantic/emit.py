@@ -256,6 +256,8 @@ class _Emitter:
         # takes addresses reaches its clones through its bank and asks nothing
         # (decompose._clones_address_only)
         calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
+        # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
+        calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
         if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
