@@ -241,6 +241,9 @@ class PtxFunction:
     params: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     returns: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     call_prototypes: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    #: the function's address is in the initializer of a module variable no function body
+    #: references (a library's table of entry points): taken, by no function
+    taken_by_data: bool = False
 
     @property
     def is_static(self) -> bool:
@@ -365,9 +368,16 @@ def g_order(functions: Sequence[PtxFunction]) -> list[str]:
 
 
 def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
-    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G* order."""
+    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G*
+    order; then those only module data takes, in *G* order."""
     table = _table(functions)
-    return _first(t for name in g_order(functions) for t in _uses(table[name]))
+    by_code = _first(t for name in g_order(functions) for t in _uses(table[name]))
+    return _first([*by_code, *(n for n in g_order(functions) if table[n].taken_by_data)])
+
+
+def _taken(functions: Sequence[PtxFunction]) -> set[str]:
+    """Every function whose address something takes (a body, or module data alone)."""
+    return {t for f in functions for t in f.address_taken} | {f.name for f in functions if f.taken_by_data}
 
 
 def _uses(f: PtxFunction) -> tuple[str, ...]:
@@ -463,7 +473,7 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
             for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
 
     for i, name in enumerate(order):
         created.setdefault(name, None)
@@ -529,7 +539,7 @@ def callgraph(
         return CallGraph(edges)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
 
     def takes(name: str) -> list[str]:
         seq = table[name].address_taken
@@ -597,7 +607,7 @@ def prototypes(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str
         return []
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
     kinds = ("visible", "weak", "extern", "builtin") if mode.creation_style else ("visible", "weak", "extern")
     return [
         Prototype(n, signature(table[n], sm))

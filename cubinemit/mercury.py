@@ -225,6 +225,11 @@ class FunctionFacts:
     pc: Mapping[int, int] = attrs.field(factory=dict)
     sizes: Mapping[str, int] = attrs.field(factory=dict)
     extra_relocs: tuple[MercReloc, ...] = ()
+    #: relocated instructions whose Mercury offset differs from ``pc`` at the same SASS offset:
+    #: Mercury may put an instruction of its own first, so the function's entry (its symbol,
+    #: ``pc[0] == 0``) and its first SASS instruction part (a -c weak function whose first
+    #: instruction reads a .const variable: tests/probes_lib lib_calls, sm_100a)
+    insn: Mapping[int, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -264,6 +269,12 @@ class MercuryFacts:
             return self.functions[func].pc[offset]
         except KeyError:
             raise MercuryError(f"no Mercury address for SASS offset {offset:#x} of {func}") from None
+
+    def insn_pc(self, func: str, offset: int) -> int:
+        """The Mercury offset of the relocated instruction at SASS ``offset``."""
+        ff = self.functions.get(func)
+        moved = ff.insn.get(offset) if ff is not None else None
+        return self.pc(func, offset) if moved is None else moved
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -424,6 +435,7 @@ _DROPPED = frozenset({0x19, 0x0A, 0x36, 0x15, 0x16})  # CBANK_PARAM_SIZE PARAM_C
 _CUDA_API_VERSION = 0x37
 _FINALIZER_OPTIONS = 0x5A
 _FRAME_SIZE = 0x11
+_MIN_STACK_SIZE = 0x12
 _OFFSET_LISTS = frozenset(int(a) for a in OFFSET_ATTRS)
 _MBARRIER = 0x39
 _ANNOTATIONS = 0x55
@@ -476,7 +488,9 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
     per_function = original.name.startswith(".nv.info.")
     owner = _text_owner(original.info) if per_function and isinstance(original.info, Section) else None
     out = bytearray()
-    for w in iter_wire_records(original.data, section=original.name):
+    records = list(iter_wire_records(original.data, section=original.name))
+    frames = dict(struct.unpack("<II", w.body) for w in records if w.code == _FRAME_SIZE and not per_function)
+    for w in records:
         body = w.body
         if per_function:
             if w.code in _DROPPED:
@@ -485,10 +499,13 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
             if positions:
                 assert owner is not None
                 body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
-        elif w.code == _FRAME_SIZE:
-            sym_index, _ = struct.unpack("<II", body)
+        elif w.code in (_FRAME_SIZE, _MIN_STACK_SIZE):
+            sym_index, value = struct.unpack("<II", body)
             name = obj.symbols[sym_index - 1].name
-            if name in facts.frame_sizes:
+            # a bounded MIN_STACK_SIZE is the function's frame, so it follows the Mercury one
+            # (texquery sm_100a: $k_local$with_local 0x40 -> 0; UNBOUNDED, or a stack deeper
+            # than the frame, stays)
+            if name in facts.frame_sizes and (w.code == _FRAME_SIZE or value == frames.get(sym_index)):
                 body = struct.pack("<II", sym_index, facts.frame_sizes[name])
         out += _wire(w.fmt, w.code, body)
         if per_function and w.code == _CUDA_API_VERSION:
@@ -961,7 +978,7 @@ def derive_merc_relocations(
         for r in orig.relocs:
             mtype = mercury_reloc_type(r.type, tname, r.symbol, owner)
             insn = r.offset & ~0xF
-            off = facts.pc(owner, insn) + text_field_offset(mtype)
+            off = facts.insn_pc(owner, insn) + text_field_offset(mtype)
             addend = r.addend or 0
             if r.symbol is not None and r.symbol.type == STT_FUNC and r.symbol.name == owner and mtype in (
                 _M["ABS_PROG_REL32_LO"],
@@ -1255,10 +1272,14 @@ def _text_sections(obj: ElfObject) -> list[Section]:
 class _PcCollector:
     def __init__(self) -> None:
         self.maps: dict[str, dict[int, int]] = {}
+        self.insn: dict[str, dict[int, int]] = {}
         self.conflicts: list[str] = []
 
     def add(self, func: str, sass: int, merc: int, source: str) -> None:
         m = self.maps.setdefault(func, {})
+        if sass in m and m[sass] != merc and source == "relocation":
+            self.insn.setdefault(func, {})[sass] = merc  # see FunctionFacts.insn
+            return
         if sass in m and m[sass] != merc:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
             return
@@ -1367,7 +1388,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     if pcs.conflicts:
         raise MercuryError("Mercury address map is not a function: " + "; ".join(pcs.conflicts[:4]))
     functions = {
-        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())))
+        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())), insn=pcs.insn.get(f, {}))
         for f in owner_of.values()
     }
     # frame sizes of whole-program clones

@@ -758,10 +758,8 @@ def build_global_info(
     out: list[NvInfoRecord] = []
     if not funcs:
         # No function blocks: MERCURY_ISA_VERSION stands in for them (after the samplers).
-        g = gate(t, EIAttr.MERCURY_ISA_VERSION)
-        assert g.value is not None
         out.extend(_sampler_records(module))
-        out.append(HalfValue(EIAttr.MERCURY_ISA_VERSION, g.value))
+        out.append(_merc(t))
         if module.texmode_independent:
             out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
         return out
@@ -770,6 +768,14 @@ def build_global_info(
         for f in funcs:
             if f.clones:
                 raise ModelError(f"function {f.name!r} has whole-program clones, but the module is not whole program")
+    # A module with functions but no kernel (a -c library, a -g module of device functions)
+    # still gets its MERCURY_ISA_VERSION: before the blocks when ptxas emits functions in
+    # creation order (-g, -c -O0) or adds sanitizer functions, after them otherwise (-c);
+    # -astoolspatch writes none.
+    kernel_less = not module.tools_patch and not any(f.is_kernel for f in funcs)
+    merc_first = module.debug or (module.compile_only and module.opt_level == 0) or module.sanitize is not None
+    if kernel_less and merc_first:
+        out.append(_merc(t))
     for i, f in enumerate(reversed(funcs)):
         out.append(_sym(EIAttr.REGCOUNT, f.name, register_count(module, f, by_name)))
         if i == len(funcs) - 1:
@@ -791,6 +797,8 @@ def build_global_info(
         out.append(_sym(EIAttr.FRAME_SIZE, f.name, f.frame_size))
         if module.debug:
             out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
+    if kernel_less and not merc_first:
+        out.append(_merc(t))
     if module.texmode_independent:
         out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
     if pattern in ("P1", "P3"):
@@ -804,6 +812,13 @@ def build_global_info(
             if f.is_kernel:
                 out.append(_sym(EIAttr.MIN_STACK_SIZE, f.name, min_stack_size(module, f, by_name)))
     return out
+
+
+def _merc(t: Target) -> NvInfoRecord:
+    """The module-level MERCURY_ISA_VERSION record of a module without kernels."""
+    g = gate(t, EIAttr.MERCURY_ISA_VERSION)
+    assert g.value is not None
+    return HalfValue(EIAttr.MERCURY_ISA_VERSION, g.value)
 
 
 def build_module_info(

@@ -245,9 +245,17 @@ def function_tables(module: Module) -> dict[str, list[str]]:
 
 
 def ptx_functions(module: Module) -> list[PtxFunction]:
-    """The module's functions as cubinemit.funcorder sees them (see :func:`_ptx_function`)."""
+    """The funcorder view of the module's functions (see :func:`_ptx_function`). A function
+    whose address only module data holds (no function references the variable) is marked
+    ``taken_by_data``; a function that references such a table uses its contents
+    (:func:`_address_uses`)."""
     tables = function_tables(module)
-    return [_ptx_function(f, tables) for f in module.functions]
+    named = {r.symbol for d in module.data for r in d.relocations}
+    if named:
+        # a variable a body references makes that body the taker (funcorder.PtxFunction)
+        read = {r.symbol for f in module.functions for r in f.relocations}
+        named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
+    return [_ptx_function(f, tables, f.name in named) for f in module.functions]
 
 
 def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
@@ -268,7 +276,7 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
     return uses
 
 
-def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None) -> PtxFunction:
+def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     linkage = f.linkage
@@ -288,6 +296,7 @@ def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None) -> Pt
         address_uses=_address_uses(f, tables) if tables else (),
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
+        taken_by_data=taken_by_data,
     )
 
 
@@ -347,6 +356,7 @@ def decompose(obj: ElfObject) -> Module:
     for m in obj.merc_symbols:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
+    first_named: dict[str, int] | None = None
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -366,9 +376,12 @@ def decompose(obj: ElfObject) -> Module:
         _resolved_call(obj, fn)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
-            names = [slot.text for slot in obj.shstrtab.slots]
-            rel, rela = f".rel.text.{sym.name}", f".rela.text.{sym.name}"
-            if rel in names and rela in names and names.index(rela) < names.index(rel):
+            if first_named is None:  # where each section name was first made, once per module
+                first_named = {}
+                for n, slot in enumerate(obj.shstrtab.slots):
+                    first_named.setdefault(slot.text, n)
+            rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
+            if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
@@ -665,7 +678,7 @@ def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int],
     characterised) is declined."""
     from .texrefs import decompose_refs
 
-    if module.device_debug:
+    if module.device_debug and any(f.is_kernel for f in module.functions):
         raise NotImplementedError("-g builds with module-scope texture references are not implemented yet (bank 0 holds a slot per declared handle)")
     banks: dict[str, list[Relocation]] = {}
     for s in obj.sections:

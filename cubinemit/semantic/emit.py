@@ -240,8 +240,16 @@ class _Emitter:
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
         self.reference_symbols(fn)
-        if self.rel and fn.constants:
+        if self.rel and not self.debug:
+            # -c names the static and weak callees its relocations name that have no symbol
+            # yet like -g, before the relocation sections: -c -O0 makes functions in creation
+            # order (tests/probes_lib lib_calls O0_c: `helper .rela.text.lib_add`), other -c
+            # builds meet such a callee in a call cycle, where the DFS emits the caller first
+            # (fo_recursion -c: `.nv.info.c2 f:c1 .rela.text.c2`); every target
             self.debug_callee_symbols(fn)
+        if self.rel and fn.constants:
+            if self.debug:
+                self.debug_callee_symbols(fn)
             self.relocations_on_demand(fn, text)
             return
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
@@ -265,11 +273,6 @@ class _Emitter:
                 self.ask_relocations(text, [(".rela", None)])
             self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
-        if self.rel and not self.debug:
-            # -c: a callee without a symbol yet (a call cycle: the DFS emits the caller first)
-            # is named now, before the relocation sections (fo_recursion -c: `.nv.info.c2 f:c1
-            # .rela.text.c2`, `.nv.info.odd f:even .rela.text.odd`; every target)
-            self.debug_callee_symbols(fn)
         if self.debug:
             self.debug_callee_symbols(fn)
             # -g: the kernel's own constant bank comes after those symbols, before its
@@ -507,9 +510,10 @@ class _Emitter:
     def address_table_relocations(self, first: bool) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
         asked after the debug payloads: the first function's before .debug_frame's relocation
-        names, every other one's after them, in function order (ftab probe; fo_fptr: K2's
-        before .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped
-        below sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
+        names, every other one's after them, in function order (ftab probe; propagation_order:
+        kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed; fo_fptr: K2's before
+        .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped below
+        sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
         addresses are resolved; asked under the creation name)."""
         if self.rel or self.debug:
             return
@@ -559,10 +563,10 @@ class _Emitter:
         self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
-        self.handle_relocations(first=False)
         if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
             raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
         self.address_table_relocations(first=False)
+        self.handle_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
@@ -652,23 +656,29 @@ class _Emitter:
                 info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
                 self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
 
-    def global_function_symbols(self, late: list[tuple[Function, Section]]) -> set[str]:
+    def global_function_symbols(self, late: list[tuple[Function, Section]], early: bool = False) -> set[str]:
         """Relocatable and -g output: the GLOBAL function symbols (visible functions, called
         externs) in the order ptxas created the symbols (funcorder.symbol_creation_order: each
         function of the order, then the callees without a symbol yet in G order, the first
         function also every address-taken function), the visible variables right after the
         first function's own (r1_0 random module -c: f05 calls f02, so `f02 f09` although .text
         has f09 first; fo_random_fptr -c: address-taken f00 before f09; ad hoc: .text
-        `s0 zz K aa tk`, globals `s0 gv aa zz K tk`; sm_75, sm_90). Returns the externs named."""
+        `s0 zz K aa tk`, globals `s0 gv aa zz K tk`; ftab -c: k_itab f_one f_two f_three k_ftab
+        with .text k_itab f_three f_two f_one k_ftab; calls -c: k_malloc malloc free; sm_75,
+        sm_90). ``early``: a -c library module names the visible variables before any function
+        (f2 probe). Returns the externs named."""
         from ..funcorder import symbol_creation_order
 
         texts = {fn.name: text for fn, text in late}
         created = symbol_creation_order(self.ptx_functions(), self.mode, [fn.name for fn, _ in late])
         names = [n for n in created if self.functions[n].linkage in ("visible", "extern")]
         first = late[0][0].name
-        if names and names[0] == first:
+        if early:
+            self.visible_data_symbols()
+        elif names and names[0] == first:
             self.global_function_symbol(first, texts)
-        self.visible_data_symbols()
+        if not early:
+            self.visible_data_symbols()
         externs = set()
         for name in names:
             self.global_function_symbol(name, texts)
@@ -1001,6 +1011,14 @@ class _Emitter:
         self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
+        if m.options.get("extensible_whole_program"):
+            # measured, not all modelled: e_type 0xff00 without program headers, a dropped
+            # .nv.uft.entry after the notes, no .nv.rel.action below sm_90, but also _param and
+            # __ocg_const names and other reserved-SMEM values (order/texquery/calls -ewp)
+            raise NotImplementedError("-ewp (extensible whole program) output is not modelled yet")
+        if m.options.get("sanitize"):
+            # the sanitizer's injected functions, $ADDRESS$ symbols and .nv.resolvedrela
+            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not modelled yet")
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
@@ -1027,6 +1045,12 @@ class _Emitter:
 
         bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
+        # an optimised -c module without kernels (a library of device functions) makes them
+        # before its first function's .text, not after it (sm_75-sm_120, -c and -c -lineinfo;
+        # -c -O0 and -g -c keep the usual place)
+        early = bool(order) and self.rel and not self.mode.creation_style and not any(f.is_kernel for f in order)
+        if early:
+            self.first_function_symbols()
         for i, fn in enumerate(order):
             # static and weak functions (kernels included) are named before their .text, a
             # kernel marked STO_CUDA_ENTRY (fo_linkage: `W:K3 .text.K3`, `f:K2 .text.K2`, every
@@ -1048,7 +1072,7 @@ class _Emitter:
                 if self.cap_trigger(fn):
                     self.shared_cap()
             else:
-                if i == 0:
+                if i == 0 and not early:
                     self.first_function_symbols()
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
@@ -1104,10 +1128,13 @@ class _Emitter:
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
-        # GLOBAL symbols get their names now, in symtab order
+        # GLOBAL symbols get their names now, in symtab order: relocatable and -g output in
+        # creation order (global_function_symbols), executables in function order
         externs_done: set[str] = set()
         if late and (self.rel or self.debug):
-            externs_done = self.global_function_symbols(late)
+            externs_done = self.global_function_symbols(late, early)
+        elif early:  # and the visible variables before the first function (f2 probe, -c)
+            self.visible_data_symbols()
         for n, (fn, text) in enumerate(late):
             if fn.linkage == "visible" and fn.name not in self.func_symbols:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
@@ -1189,12 +1216,14 @@ class _Emitter:
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
-        # then the banks (constant2 per function, module banks 3 and 4) in creation order, then
-        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120)
+        # then the banks (texture-index banks .nv.constant.entry_image_header_indices.<k>,
+        # constant2 per function, module banks 3 and 4) in creation order, then
+        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120:
+        # texref_unified makes its index banks first; kitchen makes .nv.constant.pic, then
+        # k_sink_a's optimizer bank, then its index bank)
         banks2 = {id(b) for b in self.banks2.values()}
-        # texture-index banks (.nv.merc.nv.constant.entry_image_header_indices.<k>, bank type
-        # 0x70000079) come before them (texref_unified, sm_100a/sm_110/sm_120)
-        banks = [x for x in existing if id(x) in handles] + [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
+        made = {key: n for n, key in enumerate(self.created)}
+        banks = sorted((x for x in existing if id(x) in handles or id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)), key=lambda x: made[id(x)])
         for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
             if id(s) in handles:
                 c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_CONSTANT_MERC0, flags=s.flags, addralign=s.addralign)
@@ -1256,15 +1285,27 @@ def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
 
 
 def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
-    """The bank's alignment: 4 in executables, 8 under -g; relocatable output aligns it to 8
-    when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
-    to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
+    """The bank's alignment: 4 in executables; relocatable and -g output align it to 8 when one
+    of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and to 4
+    otherwise (fp64, jumptable and switch_fp64 probes, every target). -g keeps no constant
+    objects: the jump tables are known (order -g: one four-entry table, 4; jt_kernels -g: a
+    two-entry one, 8), the other bytes are FP64 literals when there are 8 of them (sync -g:
+    k_atom16's one float, 4)."""
     if debug:
-        return 8
+        tables = _jump_table_sizes(fn)
+        rest = len(fn.constants) - sum(tables)
+        return 8 if 8 in tables or rest >= 8 else 4
     if not rel:
         return 4
     spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
     return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
+
+
+def _jump_table_sizes(fn: Function) -> list[int]:
+    """The byte size of each of the function's jump tables (a u32 per target)."""
+    info = fn.facts.get("nvinfo")
+    branches = info.get("indirect_branches") if isinstance(info, dict) else None
+    return [4 * len(b["targets"]) for b in branches or ()]
 
 
 def _jump_tables(fn: Function) -> bool:
