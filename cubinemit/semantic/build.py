@@ -100,10 +100,10 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
 
 
 def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
-    """Whole program: the bank-0 handle slots of the kernels using texture references."""
+    """Whole program and -g: the bank-0 handle slots of the kernels using texture references."""
     from .texrefs import plan_slots
 
-    if module.options.get("compile_only") or module.device_debug:
+    if module.options.get("compile_only"):
         return {}
     return plan_slots(module)
 

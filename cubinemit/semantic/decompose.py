@@ -525,7 +525,11 @@ def _resolved_references(obj: ElfObject, fn: Function) -> None:
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # the compiler-constant bank is made at the first constant reference: after the relocation
     # asks of the code before it (printf_switch -g sm_75-89: .rela, .rel, then .nv.constant2)
-    bank = f".nv.constant2.{fn.name}" if obj.sm < 90 else f".nv.constant.optimizer.{fn.name}"
+    # (sm_90 renames the bank in place, so .shstrtab keeps its final name: kitchen -g; sm_100+
+    # appends it and keeps the creation name)
+    bank = f".nv.constant2.{fn.name}"
+    if obj.sm >= 90 and f".nv.constant.optimizer.{fn.name}" in names:
+        bank = f".nv.constant.optimizer.{fn.name}"
     if bank in names:
         after = sum(1 for n in (rel, rela) if n in names and names.index(n) < names.index(bank))
         if after:
@@ -673,13 +677,10 @@ def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
 
 def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int], by_name: dict[str, Section]) -> None:
     """Module .texref/.surfref/.samplerref (cubinemit.semantic.texrefs) and each kernel's
-    handle uses, read from the relocations of its bank 0 (whole-program builds only: -c leaves
-    the references to the linker). -g (a slot per declared handle, in an order not
-    characterised) is declined."""
+    handle uses, read from the relocations of its bank 0 (whole-program and -g builds: -c
+    leaves the references to the linker)."""
     from .texrefs import decompose_refs
 
-    if module.device_debug and any(f.is_kernel for f in module.functions):
-        raise NotImplementedError("-g builds with module-scope texture references are not implemented yet (bank 0 holds a slot per declared handle)")
     banks: dict[str, list[Relocation]] = {}
     for s in obj.sections:
         if id(s) in texture_banks and not s.mercury:

@@ -119,14 +119,14 @@ class _Emitter:
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
         self.obj.delete_section(self.section(name, sh_type))
 
-    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False) -> None:
+    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False, flags: int = SHF_INFO_LINK) -> None:
         """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
         a section given entries (possibly none) is kept with them, one given None is dropped
         again (its name stays behind in the string tables). ``share``: a name asked (and
         dropped) before is reused, not made again (texture-index banks)."""
         for prefix, entries in asks:
             sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
-            sec = self.section(f"{prefix}{target.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size, share=share)
+            sec = self.section(f"{prefix}{target.name}", sh_type, flags=flags, addralign=8, entsize=size, share=share)
             if entries is None:
                 self.obj.delete_section(sec)
             else:
@@ -464,6 +464,34 @@ class _Emitter:
         self.txq = texture_query(self.m)
         if not self.rel and not self.debug:
             self.slots = plan_slots(self.m)
+        # -g: every handle-using kernel's bank 0 holds the module's handle table; its relocation
+        # section is made with the bank and kept (texref_unified/texref_independent -g)
+        self.debug_slots = plan_slots(self.m) if self.debug and not self.rel else {}
+
+    def debug_slot_relocations(self, fn: Function, bank: Section) -> None:
+        """-g below sm_90: the relocations of a kernel's handle table, in a .rel made right
+        after its bank and, unlike every other relocation section, without SHF_INFO_LINK
+        (texref_unified/texref_independent -g)."""
+        from .texrefs import slot_relocations
+
+        self.ask_relocations(bank, [(".rel", slot_relocations(self.debug_slots[fn.name], self.sm))], flags=0)
+
+    def debug_handle_banks(self, late: list[tuple[Function, Section]], bank_type: int) -> None:
+        """-g from sm_90 on: the banks of the kernels with a handle table are made after
+        .nv.callgraph/.nv.prototype and before the GLOBAL symbols' names, in function order,
+        each as .nv.constant.entry_image_header_indices.<k> (renamed .nv.constant0.<k> with the
+        other banks) with its .rela kept, then its section symbol (texref_* -g, sm_90-sm_120)."""
+        from .texrefs import slot_relocations
+
+        for fn, text in late:
+            if fn.name not in self.debug_slots:
+                continue
+            bank = self.obj.create_section(f".nv.constant.entry_image_header_indices.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+            self.created[id(bank)] = bank.name
+            bank.info = text
+            self.ask_relocations(bank, [(".rela", slot_relocations(self.debug_slots[fn.name], self.sm))])
+            self.section_symbol(bank)
+            self.handle_banks[fn.name] = bank
 
     def reference_symbols(self, fn: Function) -> None:
         """texmode_independent: txq on a sampler reads .nv.independent.samplerrefDescSize, a WEAK
@@ -1101,7 +1129,10 @@ class _Emitter:
             if self.family is Family.LEGACY and fn.is_kernel:
                 bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
-                if not self.rel and not self.txq:
+                if fn.name in self.debug_slots:
+                    # -g below sm_90: the table's .rel right after its bank, flags 0
+                    self.debug_slot_relocations(fn, bank)
+                elif not self.rel and not self.txq:
                     # whole program with txq/suq asks no .rel of bank 0 here (texref_unified)
                     self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
                 if fn.name in self.slots:
@@ -1125,6 +1156,8 @@ class _Emitter:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
             # (texref_unified, texref_independent, hnd_* probes on every family)
             self.callgraph(protos)
+        if self.debug_slots and self.family is not Family.LEGACY:
+            self.debug_handle_banks(late, bank_type)
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
