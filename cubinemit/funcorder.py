@@ -44,7 +44,12 @@ the functions are walked in *G* order (each one's address uses in code order, se
   and ``-c -O0`` builds put the functions in an order that depends only on their number and
   positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
   here reproduces (it interleaves the others by the low bits of their positions, like a hash
-  table iterated in bucket order); the DFS builds are unaffected. :func:`function_order`
+  table iterated in bucket order); the DFS builds are unaffected. Measured (-g, sm_90, n
+  visible functions, one taker): the taker comes first, then the others in a permutation P(n)
+  of the creation positions that does not depend on which function takes which address:
+  P(8) = 2 6 0 4 3 7 1 5 and P(16) = 10 2 14 6 8 0 12 4 11 3 15 7 9 1 13 5 sort the positions
+  by their bit-reversed value after XOR with 2 and 10, but P(9) = 3 7 1 5 2 6 4 {0 8} is not
+  of that form. :func:`function_order`
   raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
   a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
   exact there.
