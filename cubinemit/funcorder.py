@@ -44,7 +44,12 @@ the functions are walked in *G* order (each one's address uses in code order, se
   and ``-c -O0`` builds put the functions in an order that depends only on their number and
   positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
   here reproduces (it interleaves the others by the low bits of their positions, like a hash
-  table iterated in bucket order); the DFS builds are unaffected. :func:`function_order`
+  table iterated in bucket order); the DFS builds are unaffected. Measured (-g, sm_90, n
+  visible functions, one taker): the taker comes first, then the others in a permutation P(n)
+  of the creation positions that does not depend on which function takes which address:
+  P(8) = 2 6 0 4 3 7 1 5 and P(16) = 10 2 14 6 8 0 12 4 11 3 15 7 9 1 13 5 sort the positions
+  by their bit-reversed value after XOR with 2 and 10, but P(9) = 3 7 1 5 2 6 4 {0 8} is not
+  of that form. :func:`function_order`
   raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
   a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
   exact there.
@@ -657,6 +662,7 @@ def declaration_order_from(
     *,
     hint: Sequence[str] = (),
     budget: int = 20000,
+    symbols: Sequence[str] | None = None,
 ) -> list[PtxFunction]:
     """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
 
@@ -678,6 +684,10 @@ def declaration_order_from(
       comes may stand almost anywhere; the root sequence found first (longest DFS blocks first,
       the other functions in ``hint`` order) is used, and the relative order of the address-taking functions (which decides the order
       X is visited in) is searched.
+
+    ``symbols``: the function symbols in ``.symtab`` order as the cubin has them (relocatable
+    and -g builds); a candidate must give them too (:func:`symbol_order`), so the search goes on
+    where the hint alone picks a creation order that names them otherwise.
 
     Raises :class:`UnmodelledOrder` for the cases :func:`function_order` does not model, and
     :class:`ModelError` when no order is found (``budget`` bounds the search).
@@ -703,7 +713,7 @@ def declaration_order_from(
         else:
             named += [n for n in users if n not in set(named)]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
-        if function_order(cand, mode) == want:
+        if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
             return cand
         return None
 

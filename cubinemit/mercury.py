@@ -571,14 +571,20 @@ def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) 
     return emitted[::-1]
 
 
-def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
+def _optimizer_relocs(
+    obj: ElfObject, bank: Section, facts: MercuryFacts, function_order: Sequence[str] | None = None
+) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
     """``.nv.constant2.<f>`` (``.nv.constant.optimizer.<f>``) for Mercury: its code addresses
     zeroed and turned into relocations (offset, symbol, type, addend).
 
     A u32 that is a target of the function's BRX (INDIRECT_BRANCH_TARGETS) is a jump-table entry:
     PROG_REL32 against the function, addend its Mercury address; these come in descending offset
     order. A u64 equal to the entry offset of a whole-program clone ``$f$g`` (a function address
-    table) is PROG_REL64 against the clone, addend 0, in ascending order."""
+    table) is PROG_REL64 against the clone, addend 0, in the module's G order of the functions
+    copied (``function_order``: non-static functions in declaration order, then static ones;
+    funcorder.g_order), whatever their place in the table: ftab with f_three declared first
+    lists f_three@24 f_one@8 f_two@16; fo_fptr's indirect-call table op_b@24 (visible) op_a@16
+    op_c@8 (static); sm_100a, sm_120. Without it, in ascending offset order."""
     data = bytearray(bank.data)
     owner = bank.name[len(".nv.constant2.") :]
     func = next((y for y in obj.symbols if y.name == owner and y.type == STT_FUNC), None)
@@ -605,6 +611,12 @@ def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tup
         if target is not None:
             relocs.append((off, target, _M["PROG_REL64"], 0))
             struct.pack_into("<Q", data, off, 0)
+    if function_order is not None and relocs:
+        rank = {n: i for i, n in enumerate(function_order)}
+        prefix = len(f"${owner}$")
+        if any(r[1].name[prefix:] not in rank for r in relocs):
+            raise MercuryError(f"{bank.name}: a function-address table entry outside the function order")
+        relocs.sort(key=lambda r: rank[r[1].name[prefix:]])
     return bytes(data), relocs
 
 
@@ -930,8 +942,12 @@ def _entry_index(starts: Sequence[int], offset: int) -> int:
     return max(bisect.bisect_right(starts, offset) - 1, 0)
 
 
-def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFacts) -> list[tuple[int, int, int, int]]:
+def derive_merc_relocations(
+    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, *, function_order: Sequence[str] | None = None
+) -> list[tuple[int, int, int, int]]:
     """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
+    ``function_order``: the module's functions in G order, which orders the entries of a
+    function-address table (:func:`_optimizer_relocs`).
 
     ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
     a symbol keeps its index."""
@@ -993,7 +1009,7 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
             out.append((off, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), addend))
         return out
     if tname.startswith(".nv.constant2."):
-        _, rel = _optimizer_relocs(obj, target, facts)
+        _, rel = _optimizer_relocs(obj, target, facts, function_order)
         return [(o, idx(s), t, a) for o, s, t, a in rel]
     funcs_by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
     if tname in facts.code_pointers:

@@ -70,7 +70,7 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     by_name = {s.name: s for s in obj.sections}
-    for name, records in build_module_info(mfacts, ffacts).items():
+    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
     banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     slots = _handle_slots(module)
@@ -135,13 +135,17 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
         if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
             s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]
     obj.merc_symbols = mercury.derive_merc_symbols(obj, facts)
+    from ..funcorder import g_order
+    from .decompose import ptx_functions
+
+    g = g_order(ptx_functions(module))  # orders the entries of function-address tables
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g)
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]

@@ -155,10 +155,22 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     # tells the declaration order of the functions that have one
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
+    hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
     try:
-        declared = declaration_order_from(order, ptx, mode, hint=hint)
+        symbols = None if whole_program else [y.name for y in ordered if y.type == STT_FUNC]
+        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols)
     except ModelError as exc:
         raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+    if not whole_program:
+        # the order found must also give the function symbols as the cubin has them (the
+        # search fixes the .text order; where the rules leave freedom it follows the hint,
+        # which does not always tell the order of static functions named together: r4_1
+        # random module -c)
+        from ..funcorder import symbol_order as function_symbols
+
+        want = [y.name for y in ordered if y.type == STT_FUNC]
+        if function_symbols(declared, mode, order) != want:
+            raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -168,18 +180,103 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
 
 
+def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
+    """The declaration order of the extern functions, as far as the cubin tells it.
+
+    ptxas names an extern's GLOBAL symbol after the first function (in .text order) that
+    references it, the externs one function names first in declaration order (fo_externs -c:
+    s1 calls ext3 then ext1, named ``ext1 ext3``); and a signature string only one function
+    has stands in .strtab in reverse declaration order. Both give pairs; the rest follows
+    ``hint``. (A signature string several functions share tells only about the last of them:
+    ``#ii`` of ext1 and v1.)"""
+    externs = [f.name for f in module.functions if f.linkage == "extern"]
+    if len(externs) < 2:
+        return externs
+    rank: dict[str, int] = {}
+    for i, y in enumerate(symbol_order(obj)):
+        rank.setdefault(y.name, i)
+    before: dict[str, set[str]] = {n: set() for n in externs}  # before[b]: externs declared before b
+    by_name = {f.name: f for f in module.functions}
+    seen: set[str] = set()
+    for text in header_order(obj):
+        if text.mercury or not text.name.startswith(".text."):
+            continue
+        fn = by_name.get(text.name[len(".text.") :])
+        if fn is None:
+            continue
+        refs = {r.symbol for r in fn.relocations if r.symbol} | set(fn.calls)
+        new = sorted((n for n in externs if n in refs and n not in seen), key=lambda n: rank.get(n, 0))
+        for i, a in enumerate(new):
+            for b in new[i + 1 :]:
+                before[b].add(a)
+        seen.update(new)
+    users: dict[str, int] = {}
+    for p in protos:
+        users[p.signature] = users.get(p.signature, 0) + 1
+    unique = [p for p in protos if p.symbol in before and users[p.signature] == 1 and p.signature in position]
+    for a in unique:
+        for b in unique:
+            if position[a.signature] > position[b.signature]:
+                before[b.symbol].add(a.symbol)
+    tie = {n: i for i, n in enumerate(hint)}
+    out: list[str] = []
+    left = list(externs)
+    while left:
+        ready = [n for n in left if before[n] <= set(out)]
+        if not ready:  # contradictory pairs: leave the order to the search
+            return []
+        pick = min(ready, key=lambda n: (tie.get(n, len(tie)), rank.get(n, 0)))
+        out.append(pick)
+        left.remove(pick)
+    return out
+
+
+def function_tables(module: Module) -> dict[str, list[str]]:
+    """Module variables whose initializer holds function addresses (``.const .u64 ctbl[3] =
+    {f4, f3, f2};``, relocatable and -g builds keep their relocations): name -> the functions,
+    in initializer order."""
+    funcs = {f.name for f in module.functions}
+    out: dict[str, list[str]] = {}
+    for d in module.data:
+        names = [r.symbol for r in sorted(d.relocations, key=lambda r: r.offset) if r.symbol in funcs]
+        if names:
+            out[d.name] = names  # type: ignore[assignment]
+    return out
+
+
 def ptx_functions(module: Module) -> list[PtxFunction]:
-    """The funcorder view of the module's functions. A function whose address only module
-    data holds (no function references the variable) is marked ``taken_by_data``."""
+    """The funcorder view of the module's functions (see :func:`_ptx_function`). A function
+    whose address only module data holds (no function references the variable) is marked
+    ``taken_by_data``; a function that references such a table uses its contents
+    (:func:`_address_uses`)."""
+    tables = function_tables(module)
     named = {r.symbol for d in module.data for r in d.relocations}
     if named:
         # a variable a body references makes that body the taker (funcorder.PtxFunction)
         read = {r.symbol for f in module.functions for r in f.relocations}
         named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
-    return [_ptx_function(f, f.name in named) for f in module.functions]
+    return [_ptx_function(f, tables, f.name in named) for f in module.functions]
 
 
-def _ptx_function(f: Function, taken_by_data: bool = False) -> PtxFunction:
+def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
+    """funcorder.PtxFunction.address_uses of a function that references a table of function
+    addresses: its relocations in code order, a table standing for its contents, an
+    address-taking for itself (fo_fptr_global -c: L references ctbl = {f4, f3, f2} before
+    taking f3, so X is f2 f1 f4 f3, which puts f3 first in .text; every target). Empty (the
+    takings stand for it) for the others."""
+    relocs = sorted(f.relocations, key=lambda r: r.offset)
+    if not any(r.symbol in tables for r in relocs):
+        return []
+    uses: list[str] = []
+    for r in relocs:
+        if r.symbol in tables:
+            uses += tables[r.symbol]  # type: ignore[index]
+        elif r.symbol in f.address_taken and r.symbol != f.name:
+            uses.append(r.symbol)  # type: ignore[arg-type]
+    return uses
+
+
+def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     linkage = f.linkage
@@ -196,6 +293,7 @@ def _ptx_function(f: Function, taken_by_data: bool = False) -> PtxFunction:
         address_taken=f.address_taken,
         has_indirect_call=f.has_indirect_call,
         call_prototypes=f.call_prototypes,
+        address_uses=_address_uses(f, tables) if tables else (),
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
         taken_by_data=taken_by_data,
@@ -298,6 +396,11 @@ def decompose(obj: ElfObject) -> Module:
             fn.capsule_symbols = [(m.name, m.value, m.size) for m in merc_in_section.get(id(capsule), ())]
         prefix = f"${sym.name}$"
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
+        if not module.options.get("compile_only") and not module.device_debug:
+            if fn.inlined:
+                _clones_address_only(obj, fn, first_named)
+            else:
+                _resolved_indirect_call(obj, fn, first_named)
         module.functions.append(fn)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
@@ -314,11 +417,14 @@ def decompose(obj: ElfObject) -> Module:
                     if _BUILTIN_COPY.match(sym.name):
                         linkage = "builtin"  # a ptxas builtin's copy ($__internal_N_$, WEAK)
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
-    _call_facts(obj, module, whole_program)
     from .data import decompose_data, decompose_shared
 
-    decompose_data(obj, module)
+    decompose_data(obj, module)  # before the call facts: tables of function addresses order X
+    _call_facts(obj, module, whole_program)
+    if whole_program:
+        _address_table_order(obj, module)
     decompose_shared(obj, module)
+    _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
@@ -452,6 +558,98 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int]) ->
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
         fn.facts["resolved_relocations"] = "rela_kept"
+
+
+def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """Whole program: a kernel's calls to its clones are resolved relocations, which make
+    ptxas ask for .rel/.rela.text.<k> (kept empty from sm_90 on). A kernel that only takes
+    the address of functions gets their clones (every address-taken function of the module)
+    reached through its .nv.constant2 table alone, and asks for nothing (fo_fptr K2: ``&op_a``,
+    clones of op_a, op_b, op_c; every target). No relocation name for the kernel: fact
+    ``clones_address_only``."""
+    if f".rel.text.{fn.name}" not in names and f".rela.text.{fn.name}" not in names and not fn.relocations:
+        fn.facts["clones_address_only"] = True
+
+
+def _address_table_order(obj: ElfObject, module: Module) -> None:
+    """sm_100+ whole program: the Mercury relocations of a kernel's function-address table
+    come in the module's G order of the functions copied (non-static ones in declaration order,
+    then static ones; cubinemit.mercury._optimizer_relocs). The cubin keeps no other trace of
+    the device functions' declaration order, so it is read back from them: the functions of
+    each table stand in that order in module.functions. Declined when the tables disagree or
+    put a static function before a non-static one."""
+    wanted: list[list[str]] = []
+    for s in obj.sections:
+        prefix = ".nv.merc.rela.nv.constant.optimizer."
+        if not s.mercury or not s.name.startswith(prefix) or not s.relocs:
+            continue
+        owner = f"${s.name[len(prefix):]}$"
+        seq = [r.symbol.name[len(owner) :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(owner)]
+        if seq:
+            wanted.append(seq)
+    if not wanted:
+        return
+    by_name = {f.name: f for f in module.functions}
+    before: dict[str, set[str]] = {}
+    for seq in wanted:
+        for i, a in enumerate(seq):
+            if a not in by_name:
+                raise NotImplementedError(f"function-address table entry {a!r}: no such function")
+            before.setdefault(a, set()).update(seq[:i])
+    order: list[str] = []
+    left = [f.name for f in module.functions if f.name in before]
+    while left:
+        ready = [n for n in left if before[n] <= set(order)]
+        if not ready:
+            raise NotImplementedError("the Mercury relocation orders of the function-address tables disagree")
+        order.append(ready[0])
+        left.remove(ready[0])
+    statics = [n for n in order if by_name[n].linkage == "static"]
+    if order != [n for n in order if by_name[n].linkage != "static"] + statics:
+        raise NotImplementedError("a function-address table lists a static function before a non-static one: not G order")
+    slots = [i for i, f in enumerate(module.functions) if f.name in before]
+    for i, name in zip(slots, order):
+        module.functions[i] = by_name[name]
+
+
+def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
+    """Whole program: function addresses in a module variable's initializer (``.global .u64
+    tbl[2] = {f2, f1};``) are resolved by ptxas itself, yet it asks for the data section's
+    relocation sections (.rel below sm_90, .rel then .rela from sm_90 on) and drops them
+    (fo_fptr_global: ``~.rel.nv.constant.user ~.rela.nv.constant.user ~.rel.nv.global.init
+    ~.rela.nv.global.init``, every target). A relocation name of a data section that keeps no
+    relocation section: fact ``resolved_data`` (the data sections, by final name)."""
+    from .data import RELOCATION_ORDER, SECTIONS
+
+    if module.options.get("compile_only") or module.device_debug:
+        return
+    names = {slot.text for slot in obj.shstrtab.slots}
+    kept = {s.name for s in obj.sections if not s.mercury}
+    resolved = []
+    for name in RELOCATION_ORDER:
+        created = SECTIONS[name].creation_name(obj.sm)
+        if name not in kept:
+            continue
+        asked = [f"{p}{n}" for p in (".rel", ".rela") for n in (created, name) if f"{p}{n}" in names]
+        if asked and not any(f"{p}{n}" in kept for p in (".rel", ".rela") for n in (created, name)):
+            resolved.append(name)
+    if resolved:
+        module.facts["resolved_data"] = resolved
+
+
+def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """Whole program from sm_90 on: a kernel without clones whose code makes an indirect call
+    (through a pointer parameter: fp_indirect_only, fp_caller_order) has ptxas resolve the
+    call's relocations itself, asking .rel.text.<k> (dropped) then .rela.text.<k> (kept empty),
+    as for calls to clones; below sm_90 it asks nothing. Both names, .rel first, and the empty
+    .rela kept (resolved extern calls drop both: fo_syscalls K4): fact
+    ``resolved_indirect_call``."""
+    if obj.sm < 90 or fn.relocations:
+        return
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    kept = any(s.name == rela and not s.mercury for s in obj.sections)  # resolved extern calls drop it
+    if kept and rel in names and names[rel] < names[rela]:
+        fn.facts["resolved_indirect_call"] = True
 
 
 def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -240,11 +240,12 @@ class _Emitter:
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
         self.reference_symbols(fn)
-        # -c -O0 makes functions in creation order like -g, and names the static and weak
-        # callees its relocations name the same way, before the relocation sections
-        # (tests/probes_lib lib_calls O0_c: `helper .rela.text.lib_add`, every target)
-        creation_rel = self.rel and not self.debug and self.mode.creation_style
-        if creation_rel:
+        if self.rel and not self.debug:
+            # -c names the static and weak callees its relocations name that have no symbol
+            # yet like -g, before the relocation sections: -c -O0 makes functions in creation
+            # order (tests/probes_lib lib_calls O0_c: `helper .rela.text.lib_add`), other -c
+            # builds meet such a callee in a call cycle, where the DFS emits the caller first
+            # (fo_recursion -c: `.nv.info.c2 f:c1 .rela.text.c2`); every target
             self.debug_callee_symbols(fn)
         if self.rel and fn.constants:
             if self.debug:
@@ -259,7 +260,13 @@ class _Emitter:
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
         hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
-        if not fn.relocations and not fn.inlined and not resolved and not shared_refs and not hidden:
+        # whole program: calls to the clones are resolved relocations; a kernel that only
+        # takes addresses reaches its clones through its bank and asks nothing
+        # (decompose._clones_address_only)
+        calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
+        # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
+        calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
             if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
                 # (jt_kernels probe, every target)
@@ -276,7 +283,7 @@ class _Emitter:
             bank_after = int(fn.facts.get("constant_bank_after", 0))
             if not bank_after:
                 self.constant_bank(fn, text)
-        elif not self.rel and (fn.inlined or shared_refs) and not hidden:
+        elif not self.rel and (calls_clones or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
                 asks: list[tuple[str, list[Relocation] | None]] = [(".rel", None), (".rela", [])]
                 # the first resolved reference carries an addend (sm_110a tcgen05: the reserved
@@ -349,6 +356,30 @@ class _Emitter:
         if bank_after:
             self.constant_bank(fn, text)  # made once
         self.scoped_symbols(fn)  # variables no relocation names, after the walk
+
+    def ptx_functions(self) -> list[PtxFunction]:
+        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
+        from .decompose import ptx_functions
+
+        return ptx_functions(self.m)
+
+    def clones_in_order(self, fn: Function) -> list[tuple[str, int, int]]:
+        """``fn``'s whole-program copies in the order ptxas creates them
+        (cubinemit.nvinfo.builder.clone_order: recursive or address-taken callees first, each
+        group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
+        counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
+        _7_$..dsqrt.. $K1$ssqrt``)."""
+        from ..nvinfo.builder import clone_order
+        from ..nvinfo.facts import FunctionFacts, from_json
+
+        info = fn.facts.get("nvinfo")
+        if not fn.inlined or not isinstance(info, dict):
+            return list(fn.inlined)
+        ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
+        rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
+        if any(callee not in rank for callee, _, _ in fn.inlined):
+            return list(fn.inlined)
+        return sorted(fn.inlined, key=lambda c: rank[c[0]])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section) -> Section | None:
@@ -507,10 +538,11 @@ class _Emitter:
     def address_table_relocations(self, first: bool) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
         asked after the debug payloads: the first function's before .debug_frame's relocation
-        names (ftab probe), every other one's after them, in function order
-        (propagation_order: kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed).
-        Both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
-        sm_90 on (the addresses are resolved; asked under the creation name)."""
+        names, every other one's after them, in function order (ftab probe; propagation_order:
+        kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed; fo_fptr: K2's before
+        .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped below
+        sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
+        addresses are resolved; asked under the creation name)."""
         if self.rel or self.debug:
             return
         for n, name in enumerate(self.order_names):
@@ -559,6 +591,8 @@ class _Emitter:
         self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
+        if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
+            raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
         self.address_table_relocations(first=False)
         self.handle_relocations(first=False)
 
@@ -617,7 +651,7 @@ class _Emitter:
             return []
         from ..funcorder import prototypes
 
-        return prototypes(ptx_functions(self.m), self.mode, [f.name for f in order], self.sm)
+        return prototypes(self.ptx_functions(), self.mode, [f.name for f in order], self.sm)
 
     def signature_strings(self, order: list[Function]) -> None:
         """The signature strings come first in .strtab (funcorder.signature_strings: the
@@ -626,25 +660,72 @@ class _Emitter:
         from ..funcorder import signature_strings
 
         if self.rel or self.debug:
-            ptx = ptx_functions(self.m)
+            ptx = self.ptx_functions()
             for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
                 self.obj.strtab.add(text)
 
-    def address_taken_symbols(self) -> None:
+    def address_taken_symbols(self, first: Function) -> None:
         """-c: the address-taken functions that have no symbol yet get their local or weak one
         right after the first function's .nv.info (and, for a kernel, its reserved-SMEM and
-        UDT/UFT symbols), in G order; their global names still come with the other globals
-        (ptxas, -c, every target: tests/probes_fp)."""
+        UDT/UFT symbols), together with the first function's callees, in G order; their global
+        names still come with the other globals (ptxas, -c, every target: tests/probes_fp;
+        r4_1 random module: the callee f00 between the address-taken f02 and f04 would
+        otherwise come after them)."""
         if not self.rel or self.debug:
             return
         from ..funcorder import g_order
 
         taken = {t for f in self.m.functions for t in f.address_taken}
-        for name in g_order(ptx_functions(self.m)):
+        if taken:
+            taken |= set(first.calls)
+        for name in g_order(self.ptx_functions()):
             fn = self.functions[name]
             if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
                 info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
                 self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
+
+    def global_function_symbols(self, late: list[tuple[Function, Section]], early: bool = False) -> set[str]:
+        """Relocatable and -g output: the GLOBAL function symbols (visible functions, called
+        externs) in the order ptxas created the symbols (funcorder.symbol_creation_order: each
+        function of the order, then the callees without a symbol yet in G order, the first
+        function also every address-taken function), the visible variables right after the
+        first function's own (r1_0 random module -c: f05 calls f02, so `f02 f09` although .text
+        has f09 first; fo_random_fptr -c: address-taken f00 before f09; ad hoc: .text
+        `s0 zz K aa tk`, globals `s0 gv aa zz K tk`; ftab -c: k_itab f_one f_two f_three k_ftab
+        with .text k_itab f_three f_two f_one k_ftab; calls -c: k_malloc malloc free; sm_75,
+        sm_90). ``early``: a -c library module names the visible variables before any function
+        (f2 probe). Returns the externs named."""
+        from ..funcorder import symbol_creation_order
+
+        texts = {fn.name: text for fn, text in late}
+        created = symbol_creation_order(self.ptx_functions(), self.mode, [fn.name for fn, _ in late])
+        names = [n for n in created if self.functions[n].linkage in ("visible", "extern")]
+        first = late[0][0].name
+        if early:
+            self.visible_data_symbols()
+        elif names and names[0] == first:
+            self.global_function_symbol(first, texts)
+        if not early:
+            self.visible_data_symbols()
+        externs = set()
+        for name in names:
+            self.global_function_symbol(name, texts)
+            if self.functions[name].linkage == "extern":
+                externs.add(name)
+        return externs
+
+    def global_function_symbol(self, name: str, texts: dict[str, Section]) -> None:
+        if name in self.func_symbols:
+            return
+        fn = self.functions[name]
+        text = texts.get(name)
+        if fn.linkage == "extern":
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, 0, None)
+        elif text is not None:
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
+        else:
+            raise ModelError(f"visible function {name!r} has no .text")
+        self.func_symbols[name] = self.obj.add_symbol(sym)
 
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
@@ -840,6 +921,10 @@ class _Emitter:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
             if not relocs:
+                if name in self.m.facts.get("resolved_data", ()):  # type: ignore[operator]
+                    # function addresses ptxas resolved itself: asked and dropped
+                    # (decompose._resolved_data_relocations)
+                    self.ask_relocations(sec, [(".rel", None)] if self.family is Family.LEGACY else [(".rel", None), (".rela", None)])
                 continue
             if self.family is Family.LEGACY:
                 # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
@@ -943,7 +1028,7 @@ class _Emitter:
             # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
             from ..funcorder import function_order
 
-            names = function_order(ptx_functions(m), self.mode)
+            names = function_order(self.ptx_functions(), self.mode)
             return [self.functions[n] for n in names]
         kernels = [f for f in m.functions if f.is_kernel]
         inlined = {n for k in kernels for n, _, _ in k.inlined}
@@ -998,11 +1083,15 @@ class _Emitter:
         if early:
             self.first_function_symbols()
         for i, fn in enumerate(order):
+            # static and weak functions (kernels included) are named before their .text, a
+            # kernel marked STO_CUDA_ENTRY (fo_linkage: `W:K3 .text.K3`, `f:K2 .text.K2`, every
+            # target and mode)
+            entry = STO_CUDA_ENTRY if fn.is_kernel else 0
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
-                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, other=STO_CUDA_ENTRY if fn.is_kernel else 0, size=len(fn.sass))
-            elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
-                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
+                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, other=entry, size=len(fn.sass))
+            elif fn.linkage == "weak" and fn.name not in self.func_symbols:
+                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, other=entry, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
             if fn.is_kernel:
@@ -1025,10 +1114,10 @@ class _Emitter:
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:
-                self.address_taken_symbols()
+                self.address_taken_symbols(fn)
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
-            for callee, offset, size in fn.inlined:
+            for callee, offset, size in self.clones_in_order(fn):
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
@@ -1075,43 +1164,44 @@ class _Emitter:
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
-        # GLOBAL symbols get their names now, in symtab order. Relocatable and -g output name
-        # them in creation order (funcorder.symbol_creation_order): the first function creates
-        # the functions whose addresses are taken (ftab -c: k_itab f_one f_two f_three k_ftab,
-        # .text order k_itab f_three f_two f_one k_ftab), each function the externs it calls,
-        # in declaration order (calls -c: k_malloc malloc free).
-        naming, externs_of = late, {}
-        if self.rel or self.debug:
-            naming, externs_of = self.creation_naming(late)
+        # GLOBAL symbols get their names now, in symtab order: relocatable and -g output in
+        # creation order (global_function_symbols), executables in function order
         externs_done: set[str] = set()
-        if early:  # and the visible variables before the first function (f2 probe, -c)
+        if late and (self.rel or self.debug):
+            externs_done = self.global_function_symbols(late, early)
+        elif early:  # and the visible variables before the first function (f2 probe, -c)
             self.visible_data_symbols()
-        for n, (fn, text) in enumerate(naming):
-            if fn.linkage == "visible":
+        for n, (fn, text) in enumerate(late):
+            if fn.linkage == "visible" and fn.name not in self.func_symbols:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
-                obj.add_symbol(sym)
+                self.func_symbols[fn.name] = obj.add_symbol(sym)
             else:
                 sym = self.func_symbols[fn.name]
                 sym.section = text
             text.info = sym
-            for callee, offset, size in fn.inlined:
-                if self.functions[callee].linkage == "visible":
-                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
-            if n == 0 and not early:  # the visible variables are named after the first function
+            if n == 0 and not (self.rel or self.debug):  # the visible variables are named after the first function
                 self.visible_data_symbols()
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             # an undefined function gets its GLOBAL symbol after the first function naming it (a
-            # call, a relocation, or in whole-program output a call resolved through
-            # .nv.constant4); a name no function has (__UFT_OFFSET, a variable, a constant
-            # object) is not one
-            refs = [*externs_of.get(fn.name, ()), *(r.symbol for r in fn.relocations if r.symbol), *self.extern_calls(fn)]
-            for ref in refs:
+            # relocation, or in whole-program output a call resolved through .nv.constant4); a
+            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one.
+            # They come in declaration order, not code order (fo_syscalls -c: helper calls
+            # vprintf then free, named `vprintf free`; calls to free vprintf malloc are named
+            # `vprintf malloc free` as declared; non-syscall externs alike; sm_75, sm_90)
+            refs = {r.symbol for r in fn.relocations if r.symbol} | set(self.extern_calls(fn))
+            named = [f.name for f in self.m.functions if f.linkage == "extern" and f.name in refs]
+            for ref in named:
                 target = self.functions.get(ref)
                 if ref not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(ref)
                     if ref not in self.func_symbols:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
+            # the copies of visible callees, after the externs (fo_syscalls K3: `K3 malloc free
+            # $K3$vhelper`; with a visible variable: `K gv malloc $K$aa $K$zz`, sm_90)
+            for callee, offset, size in self.clones_in_order(fn):
+                if self.functions[callee].linkage == "visible":
+                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
         if not late:
             self.visible_data_symbols()
         self.rename_banks()
@@ -1124,22 +1214,6 @@ class _Emitter:
             self.mercury_tail(late)
         self.resolve_relocations()
         return obj
-
-    def creation_naming(self, late: list[tuple[Function, Section]]) -> tuple[list[tuple[Function, Section]], dict[str, list[str]]]:
-        """Relocatable and -g output: the functions with a .text in symbol creation order, and
-        the externs each one creates (funcorder.symbol_creation_order)."""
-        from ..funcorder import symbol_creation_order
-
-        created = symbol_creation_order(ptx_functions(self.m), self.mode, [f.name for f, _ in late])
-        rank = {n: i for i, n in enumerate(created)}
-        externs_of: dict[str, list[str]] = {}
-        owner = ""
-        for name in created:
-            if self.functions[name].linkage == "extern":
-                externs_of.setdefault(owner, []).append(name)
-            else:
-                owner = name
-        return sorted(late, key=lambda ft: rank[ft[0].name]), externs_of
 
     def mercury_tail(self, functions: list[tuple[Function, Section]]) -> None:
         """sm_100+: capsules, then a Mercury clone of every debug section, .nv.info section,
@@ -1298,12 +1372,6 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
 
     lay = param_layout(target, from_json(FunctionFacts, _info_facts(fn)))  # type: ignore[arg-type]
     return lay.base, lay.size
-
-
-def ptx_functions(module: Module) -> list[PtxFunction]:
-    from .decompose import ptx_functions as convert
-
-    return convert(module)
 
 
 def emit(module: Module) -> ElfObject:
