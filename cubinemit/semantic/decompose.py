@@ -16,6 +16,7 @@ import attrs
 from ..elf.constants import (
     SHF_ALLOC,
     SHT_PROGBITS,
+    SHT_RELA,
     NT_CUDA_CUINFO,
     NT_CUDA_TKINFO,
     SHT_NOTE,
@@ -618,23 +619,31 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     relocation sections (.rel below sm_90, .rel then .rela from sm_90 on) and drops them
     (fo_fptr_global: ``~.rel.nv.constant.user ~.rela.nv.constant.user ~.rel.nv.global.init
     ~.rela.nv.global.init``, every target). A relocation name of a data section that keeps no
-    relocation section: fact ``resolved_data`` (the data sections, by final name)."""
+    relocation section: fact ``resolved_data`` (the data sections, by final name). From sm_90
+    on ptxas may keep the .rela empty instead (virtual_shapes: vtables of cloned methods in
+    .nv.global.init, tests/probes_rw3): fact ``resolved_data_kept``."""
     from .data import RELOCATION_ORDER, SECTIONS
 
     if module.options.get("compile_only") or module.device_debug:
         return
     names = {slot.text for slot in obj.shstrtab.slots}
-    kept = {s.name for s in obj.sections if not s.mercury}
-    resolved = []
+    kept = {s.name: s for s in obj.sections if not s.mercury}
+    resolved, resolved_kept = [], []
     for name in RELOCATION_ORDER:
         created = SECTIONS[name].creation_name(obj.sm)
         if name not in kept:
             continue
-        asked = [f"{p}{n}" for p in (".rel", ".rela") for n in (created, name) if f"{p}{n}" in names]
-        if asked and not any(f"{p}{n}" in kept for p in (".rel", ".rela") for n in (created, name)):
+        candidates = list(dict.fromkeys(f"{p}{n}" for p in (".rel", ".rela") for n in (created, name)))
+        asked = [c for c in candidates if c in names]
+        left = [kept[c] for c in candidates if c in kept]
+        if asked and not left:
             resolved.append(name)
+        elif asked and obj.sm >= 90 and len(left) == 1 and left[0].sh_type == SHT_RELA and not left[0].relocs:
+            resolved_kept.append(name)
     if resolved:
         module.facts["resolved_data"] = resolved
+    if resolved_kept:
+        module.facts["resolved_data_kept"] = resolved_kept
 
 
 def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -925,6 +925,8 @@ class _Emitter:
                     # function addresses ptxas resolved itself: asked and dropped
                     # (decompose._resolved_data_relocations)
                     self.ask_relocations(sec, [(".rel", None)] if self.family is Family.LEGACY else [(".rel", None), (".rela", None)])
+                elif name in self.m.facts.get("resolved_data_kept", ()):  # type: ignore[operator]
+                    self.ask_relocations(sec, [(".rel", None), (".rela", [])])  # sm_90+: .rela kept empty
                 continue
             if self.family is Family.LEGACY:
                 # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
