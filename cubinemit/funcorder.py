@@ -40,19 +40,15 @@ the functions are walked in *G* order (each one's address uses in code order, se
   reverse creation order. Children of a function: its direct callees in order of first call
   site, followed, when it takes an address or makes an indirect call, by all of *X*; children are
   visited last to first. A function is emitted after its children.
-* **not modelled**: when the module takes the address of a function, the whole-program, ``-g``
-  and ``-c -O0`` builds put the functions in an order that depends only on their number and
-  positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
-  here reproduces (it interleaves the others by the low bits of their positions, like a hash
-  table iterated in bucket order); the DFS builds are unaffected. Measured (-g, sm_90, n
-  visible functions, one taker): the taker comes first, then the others in a permutation P(n)
-  of the creation positions that does not depend on which function takes which address:
-  P(8) = 2 6 0 4 3 7 1 5 and P(16) = 10 2 14 6 8 0 12 4 11 3 15 7 9 1 13 5 sort the positions
-  by their bit-reversed value after XOR with 2 and 10, but P(9) = 3 7 1 5 2 6 4 {0 8} is not
-  of that form. :func:`function_order`
-  raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
-  a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
-  exact there.
+* **address taking** (whole program, ``-g``, ``-c -O0``): when the module takes the address of a
+  function (in code or in a variable's initializer), ptxas sorts the list above with equal keys,
+  which shuffles it by a rule of its length alone: entry *i* is the list's element
+  ``reversed(alloc.params.debug_slot_permutation(n))[i]`` (the permutation of ptxas's -g
+  texture-handle table, read backwards: 2 functions keep their order, 3 give 1 2 0, 4 give
+  2 0 3 1). The functions that take an address or call through a pointer (in whole program:
+  the kernels that reach one) then move to the front, keeping their shuffled order. Measured
+  on 2-16 functions in every such mode and target (tests/funcorder_probes fo_shuffle_*,
+  tests/probes_fp); the DFS builds are unaffected.
 * A PTX ``.target sm_XX, debug`` (nvcc -G) acts as ``-g`` whatever the options
   (:attr:`Mode.ptx_debug`).
 
@@ -95,7 +91,7 @@ appended on sm_80 and later (none on sm_75).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, get_args
 
 import attrs
@@ -185,7 +181,7 @@ _TYPE_CODE = {
 }
 
 
-class UnmodelledOrder(ModelError):
+class UnmodelledOrder(ModelError):  # kept for callers: no order is unmodelled today
     """ptxas orders these functions in a way this module does not reproduce (see module doc)."""
 
 
@@ -396,28 +392,57 @@ def _has_text(f: PtxFunction, mode: Mode) -> bool:
 
 
 def order_is_modelled(functions: Sequence[PtxFunction], mode: Mode) -> bool:
-    """False where ptxas uses the order this module does not reproduce (see module doc)."""
+    """Whether :func:`function_order` reproduces ptxas here (every module today)."""
     _table(functions)
-    if not mode.whole_program and not mode.creation_style:
-        return True
-    if not any(f.address_taken for f in functions):
-        return True
-    return sum(_has_text(f, mode) for f in functions) <= 1
+    return True
+
+
+def _shuffled(names: list[str], table: dict[str, PtxFunction], whole_program: bool) -> list[str]:
+    """The order of a whole-program, -g or -c -O0 module that takes a function's address (by
+    code or in a variable's initializer): ptxas sorts its list of functions with equal keys, which
+    shuffles them by a rule of their number alone (the reverse of
+    alloc.params.debug_slot_permutation, the -g texture-handle order), and the functions that
+    take addresses or call through a pointer sort first (tests/funcorder_probes fo_shuffle_*;
+    measured on 2-16 functions, -g, -c -O0 and whole program, every target)."""
+    from .alloc.params import debug_slot_permutation
+
+    out = [names[j] for j in reversed(debug_slot_permutation(len(names)))]
+    takers = [n for n in out if n in _takers(table, whole_program)]
+    return takers + [n for n in out if n not in set(takers)]
+
+
+def _takers(table: dict[str, PtxFunction], whole_program: bool) -> set[str]:
+    """The functions that take an address or call through a pointer; in whole-program builds a
+    kernel counts when a function inlined into it does (fo_random_fptr: K1 and K3 only call such
+    functions and still lead K0)."""
+    direct = {n for n, f in table.items() if f.address_taken or f.has_indirect_call}
+    if not whole_program:
+        return direct
+    out = set()
+    for name in table:
+        seen, stack = {name}, [name]
+        while stack:
+            cur = stack.pop()
+            if cur in direct:
+                out.add(name)
+                break
+            for c in table[cur].calls:
+                if c in table and c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+    return out
 
 
 def function_order(functions: Sequence[PtxFunction], mode: Mode) -> list[str]:
     """The functions that get a ``.text``, in ptxas's order (see module doc for the rules)."""
     table = _table(functions)
-    if not order_is_modelled(functions, mode):
-        raise UnmodelledOrder(
-            "the module takes a function's address: whole-program, -g and -c -O0 builds then "
-            "order functions in a way that is not modelled"
-        )
     if mode.whole_program:
-        return [f.name for f in reversed(functions) if _has_text(f, mode)]
-    if mode.creation_style:
-        return [n for n in g_order(functions) if table[n].is_defined]
-    return _dfs_order(functions, table)
+        order = [f.name for f in reversed(functions) if _has_text(f, mode)]
+    elif mode.creation_style:
+        order = [n for n in g_order(functions) if table[n].is_defined]
+    else:
+        return _dfs_order(functions, table)
+    return _shuffled(order, table, mode.whole_program) if _taken(functions) else order
 
 
 def _dfs_order(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
@@ -717,11 +742,25 @@ def declaration_order_from(
             return cand
         return None
 
-    found: list[PtxFunction] | None
-    if mode.whole_program:
-        found = finish(list(reversed(want)))
-    elif mode.creation_style:
-        found = _inverse_g(want, table, finish)
+    found: list[PtxFunction] | None = None
+    if mode.whole_program or mode.creation_style:
+        # an address-taking module's order is shuffled: try every unshuffled list
+        bases = [want]
+        if _taken(funcs):
+            # an unshuffled list that keeps the hinted functions (address-taken ones in creation
+            # order, then prototypes) in their order is tried first
+            def disorder(base: list[str]) -> int:
+                ranks = [hint_rank[n] for n in (reversed(base) if mode.whole_program else base) if n in hint_rank]
+                return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
+
+            bases = sorted(_unshuffled(want, table, budget, mode.whole_program), key=disorder)
+        for base in bases:
+            if mode.whole_program:
+                found = finish(list(reversed(base)))
+            elif all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:])):
+                found = _inverse_g(base, table, finish)  # a G order: non-static, then static
+            if found is not None:
+                break
     else:
         found = _inverse_dfs(want, funcs, table, finish, budget, hint_rank)
     if found is None:
@@ -775,6 +814,28 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
                 return None
             bodies.append(n)
     return bodies
+
+
+def _unshuffled(order: list[str], table: dict[str, PtxFunction], budget: int, whole_program: bool) -> Iterator[list[str]]:
+    """Every list :func:`_shuffled` turns into ``order``: the takers lead ``order``, and each
+    choice of their places in the permuted list gives one (at most ``budget``)."""
+    from .alloc.params import debug_slot_permutation
+
+    n = len(order)
+    lead = _takers(table, whole_program)
+    k = sum(1 for x in order if x in lead)
+    takers, others = order[:k], order[k:]
+    if any(x in lead for x in others):
+        return
+    source = list(reversed(debug_slot_permutation(n)))  # permuted slot i holds base[source[i]]
+    for places in itertools.islice(itertools.combinations(range(n), k), budget):
+        first, rest = iter(takers), iter(others)
+        chosen = set(places)
+        permuted = [next(first) if i in chosen else next(rest) for i in range(n)]
+        base = [""] * n
+        for i, j in enumerate(source):
+            base[j] = permuted[i]
+        yield base
 
 
 def _inverse_g(order: list[str], table: dict[str, PtxFunction], finish: _Finish) -> list[PtxFunction] | None:

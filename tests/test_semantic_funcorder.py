@@ -27,15 +27,10 @@ PROBES = HERE / "funcorder_probes"
 TARGETS = ("sm_75", "sm_90", "sm_100a")
 MODES = ("def", "c", "g", "O0", "lineinfo")
 
-#: -g orders the functions in a way funcorder does not model once the module takes the address
-#: of a function (cubinemit.funcorder, "not modelled"): the decomposer cannot recover a
-#: declaration order.
-UNMODELLED_G_ORDER = "declaration order not recovered: the order of this module is not modelled"
 #: (probe, target, mode) -> the reason the semantic level declines it (a fragment of the
-#: NotImplementedError message)
-DECLINED: dict[tuple[str, str, str], str] = {
-    (p, t, "g"): UNMODELLED_G_ORDER for p in ("fo_fptr", "fo_fptr_global", "fo_random_fptr") for t in TARGETS
-}
+#: NotImplementedError message); none since the shuffled orders of address-taking modules
+#: (cubinemit.funcorder._shuffled) are modelled
+DECLINED: dict[tuple[str, str, str], str] = {}
 
 
 def _modes(ptx: Path) -> list[str]:
@@ -83,7 +78,6 @@ def test_every_probe_compiles_in_its_modes() -> None:
 #: address-taking; the reasons a case may be declined
 RANDOM_SEEDS = (1, 4)
 RANDOM_DECLINES = (
-    UNMODELLED_G_ORDER,
     # -c with address-taking: the declaration-order search (funcorder.declaration_order_from)
     # does not find every order; it must then decline, not guess
     "declaration order not recovered: no declaration order makes ptxas emit",

@@ -427,6 +427,8 @@ def decompose(obj: ElfObject) -> Module:
     decompose_shared(obj, module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
+    if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
+        _check_indirect_propagation(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
     if any(s.mercury for s in obj.sections):
@@ -613,37 +615,67 @@ def _address_table_order(obj: ElfObject, module: Module) -> None:
         module.functions[i] = by_name[name]
 
 
+def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
+    """-g folds what an entry can reach into its records; through an indirect call ptxas folds
+    less than every address-taken function (virtual_shapes -g: the destructors' frames stay out
+    of MIN_STACK_SIZE, their externs go to a late EXTERNS), a rule not modelled: rebuild the
+    .nv.info sections from the facts and decline when they differ."""
+    from ..elf.order import symbol_order
+    from ..nvinfo import encode_nvinfo
+    from ..nvinfo.builder import build_module_info
+    from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
+
+    index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
+    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    by_name = {f.name: f for f in module.functions}
+    ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
+    sections = {s.name: s for s in obj.sections if not s.mercury}
+    try:
+        built = build_module_info(from_json(ModuleFacts, module.facts["nvinfo"]), ffacts, symbol_rank=index.__getitem__)  # type: ignore[arg-type]
+        same = all(name in sections and encode_nvinfo(records, symbol_index=index.__getitem__) == sections[name].data for name, records in built.items())
+    except (KeyError, ModelError):
+        same = False
+    if not same:
+        raise NotImplementedError("-g: what an indirect call folds into its kernel's .nv.info is not modelled yet")
+
+
 def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     """Whole program: function addresses in a module variable's initializer (``.global .u64
-    tbl[2] = {f2, f1};``) are resolved by ptxas itself, yet it asks for the data section's
-    relocation sections (.rel below sm_90, .rel then .rela from sm_90 on) and drops them
-    (fo_fptr_global: ``~.rel.nv.constant.user ~.rela.nv.constant.user ~.rel.nv.global.init
-    ~.rela.nv.global.init``, every target). A relocation name of a data section that keeps no
-    relocation section: fact ``resolved_data`` (the data sections, by final name). From sm_90
-    on ptxas may keep the .rela empty instead (virtual_shapes: vtables of cloned methods in
-    .nv.global.init, tests/probes_rw3): fact ``resolved_data_kept``."""
+    tbl[2] = {f2, f1};``) are resolved by ptxas itself, yet it asks for relocation sections of
+    the data section and drops them: .rel below sm_90, .rel then .rela from sm_90 on, for
+    functions a kernel has copies of (fo_fptr_global: ``~.rel.nv.constant.user
+    ~.rela.nv.constant.user ~.rel.nv.global.init ~.rela.nv.global.init``, every target); .rela
+    alone for one no kernel reaches (fo_shuffle_data); from sm_90 on the .rela may stay, empty
+    (virtual_shapes: vtables of cloned methods, tests/probes_rw3). Fact ``resolved_data``: per
+    data section (final name) the kinds asked, in order, each with whether it stays."""
     from .data import RELOCATION_ORDER, SECTIONS
 
     if module.options.get("compile_only") or module.device_debug:
         return
-    names = {slot.text for slot in obj.shstrtab.slots}
+    position: dict[str, int] = {}
+    for n, slot in enumerate(obj.shstrtab.slots):
+        position.setdefault(slot.text, n)
     kept = {s.name: s for s in obj.sections if not s.mercury}
-    resolved, resolved_kept = [], []
+    resolved: dict[str, list[list[object]]] = {}
     for name in RELOCATION_ORDER:
-        created = SECTIONS[name].creation_name(obj.sm)
         if name not in kept:
             continue
-        candidates = list(dict.fromkeys(f"{p}{n}" for p in (".rel", ".rela") for n in (created, name)))
-        asked = [c for c in candidates if c in names]
-        left = [kept[c] for c in candidates if c in kept]
-        if asked and not left:
-            resolved.append(name)
-        elif asked and obj.sm >= 90 and len(left) == 1 and left[0].sh_type == SHT_RELA and not left[0].relocs:
-            resolved_kept.append(name)
+        created = SECTIONS[name].creation_name(obj.sm)
+        asks = []
+        for kind in (".rel", ".rela"):
+            names = list(dict.fromkeys(f"{kind}{n}" for n in (created, name)))
+            at = [position[x] for x in names if x in position]
+            if at:
+                stays = [kept[x] for x in names if x in kept]
+                if stays and (stays[0].relocs or len(stays) > 1):
+                    asks = []  # relocations kept: not a resolved-only section
+                    break
+                asks.append((min(at), kind, bool(stays)))
+        else:
+            if asks:
+                resolved[name] = [[kind, stays] for _, kind, stays in sorted(asks)]
     if resolved:
         module.facts["resolved_data"] = resolved
-    if resolved_kept:
-        module.facts["resolved_data_kept"] = resolved_kept
 
 
 def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -229,6 +229,10 @@ class _Emitter:
         declared ahead of it (every target, tests/probes_rw2; tests/probes_builtin). -g -c
         with constants names them before the on-demand walk (bi_bank_late g_c)."""
         named = {r.symbol for r in fn.relocations}
+        if self.order_names and fn.name == self.order_names[0]:
+            # the first function also names every function whose address the module takes
+            # (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
+            named |= {t for f in self.ptx_functions() for t in f.address_taken} | {f.name for f in self.ptx_functions() if f.taken_by_data}
         functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
         for callee in functions:
             if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
@@ -921,12 +925,10 @@ class _Emitter:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
             if not relocs:
-                if name in self.m.facts.get("resolved_data", ()):  # type: ignore[operator]
-                    # function addresses ptxas resolved itself: asked and dropped
-                    # (decompose._resolved_data_relocations)
-                    self.ask_relocations(sec, [(".rel", None)] if self.family is Family.LEGACY else [(".rel", None), (".rela", None)])
-                elif name in self.m.facts.get("resolved_data_kept", ()):  # type: ignore[operator]
-                    self.ask_relocations(sec, [(".rel", None), (".rela", [])])  # sm_90+: .rela kept empty
+                # function addresses ptxas resolved itself: the relocation sections it asked,
+                # dropped or kept empty (decompose._resolved_data_relocations)
+                asks = self.m.facts.get("resolved_data", {}).get(name, ())  # type: ignore[union-attr]
+                self.ask_relocations(sec, [(str(kind), [] if stays else None) for kind, stays in asks])
                 continue
             if self.family is Family.LEGACY:
                 # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
@@ -1020,23 +1022,20 @@ class _Emitter:
             self.reserved_objects(self.reserved_section())
 
     def function_order(self) -> list[Function]:
-        m = self.m
-        if self.debug:
-            # -g (with or without -c): every function gets its .text: non-static ones in
-            # declaration order, then the static ones in declaration order
-            defined = [f for f in m.functions if f.linkage not in ("extern",)]
-            return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
-        if self.rel:
-            # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
-            from ..funcorder import function_order
+        """ptxas's .text order (cubinemit.funcorder): -g (with or without -c) gives every function
+        a .text, non-static ones in declaration order, then the static ones; relocatable output
+        the post-order DFS (declaration order at -O0); whole program the kernels in reverse PTX
+        order; a module that takes a function's address shuffles the non-DFS orders."""
+        from ..funcorder import function_order
 
-            names = function_order(self.ptx_functions(), self.mode)
-            return [self.functions[n] for n in names]
-        kernels = [f for f in m.functions if f.is_kernel]
-        inlined = {n for k in kernels for n, _, _ in k.inlined}
-        if any(not f.is_kernel and f.linkage != "extern" and f.name not in inlined for f in m.functions):
-            raise NotImplementedError("device functions that are not inlined into a kernel")
-        return list(reversed(kernels))  # whole program: kernels in reverse PTX order
+        m = self.m
+        if not self.debug and not self.rel:
+            kernels = [f for f in m.functions if f.is_kernel]
+            inlined = {n for k in kernels for n, _, _ in k.inlined}
+            if any(not f.is_kernel and f.linkage != "extern" and f.name not in inlined for f in m.functions):
+                raise NotImplementedError("device functions that are not inlined into a kernel")
+        names = function_order(self.ptx_functions(), self.mode)
+        return [self.functions[n] for n in names]
 
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
