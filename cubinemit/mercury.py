@@ -1193,9 +1193,13 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             v, i = _uleb(prog, i)
             addr += v
             # kept as an event where no row consumes it at once: after an extended opcode, and
-            # before a special opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
-            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on)
-            if follows_ext or (i < len(prog) and prog[i] >= hdr.opcode_base):
+            # wherever the next opcode is neither DW_LNS_copy nor DW_LNE_end_sequence: a special
+            # opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
+            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on), or a row
+            # with its own line and address steps (nvcc -lineinfo realistic_lineinfo, sm_120
+            # .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`)
+            ends = prog[i : i + 3] == b"\x00\x01\x01"
+            if follows_ext or (i < len(prog) and prog[i] != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)
@@ -1213,8 +1217,8 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
 def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
     """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
     opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
-    DW_LNS_copy (even for a zero line step); a row whose steps fit a special opcode is that
-    opcode; any other row is advance_line (omitted for a zero step) + advance_pc + copy; the
+    DW_LNS_copy (even for a zero line step); a row that moves both address and line by steps
+    that fit a special opcode is that opcode; any other row (a zero line step included) is advance_line (omitted for a zero step) + advance_pc + copy; the
     sequence ends with advance_pc to its end address and DW_LNE_end_sequence. ptxas writes the
     advance_pc operand as a *signed* LEB128 (0x60 is ``e0 00``), a valid but longer ULEB."""
     prog = bytearray()
@@ -1234,7 +1238,11 @@ def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
             if da < 0:
                 raise MercuryError("line rows go backwards")
             special = None
-            if da and 0 <= dl - hdr.line_base < hdr.line_range:
+            # a special opcode only where both the address and the line move: a row on the
+            # same line is advance_pc + copy even where `(0 - line_base) + line_range * da +
+            # opcode_base` would fit (ptxas 13.0.88, every SASS and Mercury line table of the
+            # probe corpus; nvcc -lineinfo realistic_lineinfo, sm_100a/sm_120: `02 10 01`)
+            if da and dl and 0 <= dl - hdr.line_base < hdr.line_range:
                 op = (dl - hdr.line_base) + hdr.line_range * da + hdr.opcode_base
                 if op <= 255:
                     special = op
