@@ -409,10 +409,14 @@ class _Emitter:
         constant's LOCAL object ``<f>.const_opt.<start>.<end>``), then the relocation section of
         its kind if not made yet (fp64 -c: .rela.text.<f> before the bank; jumptable -c: the
         second table's symbol after .rela.text.<f>). Relocations are listed in reverse code
-        order, so the walk goes by ascending offset."""
+        order, so the walk goes by ascending offset. A function-scope .shared variable is named
+        at its first relocation too, as in text_relocations (kitchen80 -c of
+        tests/nvinfo/probes/builder, sm_80: `$__bar0__40 .rel.text.k_sink_c $__bar1__41
+        .rela.text.k_sink_c .nv.constant2.k_sink_c`), unreferenced ones after the walk."""
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
         for r in sorted(fn.relocations, key=lambda q: q.offset):
+            self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
                 bank = self.constant_bank(fn, text)
@@ -428,6 +432,7 @@ class _Emitter:
                 if kind not in made:
                     made.add(kind)
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
+        self.scoped_symbols(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
