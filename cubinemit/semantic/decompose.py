@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ..elf.constants import (
+    ET_EXEC,
     SHF_ALLOC,
     SHT_PROGBITS,
     SHT_RELA,
@@ -509,14 +510,23 @@ def _debug_labels(obj: ElfObject, module: Module) -> None:
         raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
 def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
     """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
-    address tables) and their relocations. Declined: -g banks that hold only the callees'
-    tables, which ptxas creates after .nv.prototype."""
+    address tables) and their relocations. A whole-program -g kernel whose own code has no
+    constants but whose callees' do (jump tables, FP64 literals) gets its bank late, after
+    .nv.callgraph and .nv.prototype: fact ``constant_bank_late``."""
     bank = by_name.get(f".nv.constant2.{fn.name}")
     if bank is None:
         return
     order = [sl.text for sl in obj.shstrtab.slots]
-    if ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype"):
-        raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
+    late = ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype")
+    if late:
+        if obj.e_type != ET_EXEC or not fn.is_kernel:
+            raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
+        if any(s.mercury for s in obj.sections):
+            # its Mercury clone relocates each callee's tables against that callee
+            # (jumptable -g, sm_100+: dev_static_jt, dev_weak_jt, dev_jt blocks), which the bank
+            # does not tell: the owner of each table is not a leaf yet
+            raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank (the callees' jump tables) is not implemented yet")
+        fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
 

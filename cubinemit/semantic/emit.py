@@ -267,9 +267,12 @@ class _Emitter:
         # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
         if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
-            if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
+            if self.debug:
+                self.constant_bank(fn, text)
+            if self.debug and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
-                # (jt_kernels probe, every target)
+                # (jt_kernels probe, every target), also when the tables live in the caller's
+                # late bank (jumptable -g: dev_jt, dev_weak_jt, dev_static_jt)
                 self.ask_relocations(text, [(".rela", None)])
             self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
@@ -382,13 +385,15 @@ class _Emitter:
         return sorted(fn.inlined, key=lambda c: rank[c[0]])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
-    def constant_bank(self, fn: Function, text: Section) -> Section | None:
+    def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
         """Create .nv.constant2.<f> for ``fn``'s constants (once) with its section symbol. ptxas
         creates it as .nv.constant.optimizer.<f> from sm_90 on and renames it later
         (rename_banks); executables make it right after the kernel's .nv.shared.<f> name (and the reserved-SMEM
         symbols of the first function), before the inlined copies' symbols; -g after the static
-        callees' symbols; relocatable output at its first const_opt relocation."""
-        if not fn.constants:
+        callees' symbols; relocatable output at its first const_opt relocation. A -g kernel
+        that holds only its callees' constants (fact ``constant_bank_late``) gets it from
+        :meth:`late_constant_banks` (``late``)."""
+        if not fn.constants or bool(fn.facts.get("constant_bank_late")) != late:
             return None
         bank = self.banks2.get(fn.name)
         if bank is not None:
@@ -402,6 +407,20 @@ class _Emitter:
         bank.info = text
         self.banks2[fn.name] = bank
         return bank
+
+    def late_constant_banks(self, functions: list[tuple[Function, Section]]) -> None:
+        """-g whole program: a kernel whose own code has no compiler constants while its callees'
+        have (jump tables, FP64 literals) gets its .nv.constant2.<k>, holding them, after
+        .nv.callgraph and .nv.prototype (before .nv.rel.action), and from sm_90 on its .rela
+        right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
+        tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi)."""
+        if self.debug_slots and self.family is not Family.LEGACY and any(fn.facts.get("constant_bank_late") for fn, _ in functions):
+            # both come after .nv.prototype from sm_90 on; no probe tells their order
+            raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
+        for fn, text in functions:
+            bank = self.constant_bank(fn, text, late=True)
+            if bank is not None and self.family is not Family.LEGACY:
+                self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
 
     def relocations_on_demand(self, fn: Function, text: Section) -> None:
         """Relocatable output of a function with constants: ptxas walks the code in order and,
@@ -1166,6 +1185,7 @@ class _Emitter:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
             # (texref_unified, texref_independent, hnd_* probes on every family)
             self.callgraph(protos)
+        self.late_constant_banks(late)
         if self.debug_slots and self.family is not Family.LEGACY:
             self.debug_handle_banks(late, bank_type)
         if self.family is Family.LEGACY and not self.rel:
