@@ -5,7 +5,9 @@ The probes of tests/probes_const2 make ptxas create .nv.constant2.<f>: brx.idx j
 only; switch_fp64.ptx: a switch
 nvcc leaves to ptxas), FP64 literals that are no immediates (fp64.ptx, switch_fp64.ptx: sm_75-89
 only) and a local table of code pointers that whole-program ptxas turns into a function-address
-table (ftab.ptx). Every (probe, target, mode) must come back byte for byte."""
+table (ftab.ptx), and -g kernels whose banks hold only their callees' literals (late_banks.ptx).
+Every (probe, target, mode) must come back byte for byte, or be declined as :data:`DECLINED`
+lists."""
 
 from __future__ import annotations
 
@@ -72,3 +74,6 @@ def test_probes_make_banks(ptxas_ok):
     assert banks("jumptable", "sm_100", "c") == {".nv.constant2.dev_jt", ".nv.constant2.dev_static_jt", ".nv.constant2.dev_weak_jt", ".nv.constant2.k_jt"}
     assert banks("fp64", "sm_75", "def") and not banks("fp64", "sm_90", "def")
     assert banks("ftab", "sm_120", "def") == {".nv.constant2.k_ftab"} and not banks("ftab", "sm_120", "c")
+    # -g: the kernels' banks of their callees' literals come after .nv.prototype, last kernel first
+    names = [sl.text for sl in read_cubin(oracle.compile_ptx(PROBES / "late_banks.ptx", "sm_75", "g").read_bytes()).shstrtab.slots]
+    assert names[names.index(".nv.prototype") + 1 :][:3] == [".nv.constant2.k_b", ".nv.constant2.k_a", ".nv.constant2.k_c"]

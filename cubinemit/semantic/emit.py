@@ -413,11 +413,13 @@ class _Emitter:
         have (jump tables, FP64 literals) gets its .nv.constant2.<k>, holding them, after
         .nv.callgraph and .nv.prototype (before .nv.rel.action), and from sm_90 on its .rela
         right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
-        tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi)."""
+        tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi). Several such
+        banks come in reverse .text order (kernels k_c, k_a, k_b calling device functions with
+        FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c)."""
         if self.debug_slots and self.family is not Family.LEGACY and any(fn.facts.get("constant_bank_late") for fn, _ in functions):
             # both come after .nv.prototype from sm_90 on; no probe tells their order
             raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
-        for fn, text in functions:
+        for fn, text in reversed(functions):
             bank = self.constant_bank(fn, text, late=True)
             if bank is not None and self.family is not Family.LEGACY:
                 self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
