@@ -36,6 +36,8 @@ DECLINED = {
     ("ftab", "g"): ("declaration order", None),
     # the Mercury clone of a kernel's late bank of its callees' tables
     ("jumptable", "g"): ("Mercury clone of a late -g bank", MERCURY),
+    # -g late banks made in the order of their callees (which callee holds constants is no leaf)
+    ("late_banks_by_callee", "g"): ("order that follows their callees", LEGACY),
 }
 
 

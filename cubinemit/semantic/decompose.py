@@ -404,6 +404,7 @@ def decompose(obj: ElfObject) -> Module:
             else:
                 _resolved_indirect_call(obj, fn, first_named)
         module.functions.append(fn)
+    _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
@@ -529,6 +530,21 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> Non
         fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
+
+
+def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
+    """The emitter makes the late -g banks (fact ``constant_bank_late``) in reverse .text order
+    of their kernels. ptxas's own order follows the callees that hold the constants (the last
+    callee's kernels first, each group in reverse .text order: kernels k_a -> dev_two,
+    k_b, k_c -> dev_poly give k_a, k_c, k_b), which the leaves do not tell: decline when the
+    two differ. ``functions`` are in .text order."""
+    late = [f.name for f in functions if f.facts.get("constant_bank_late")]
+    if len(late) < 2:
+        return
+    names = [sl.text for sl in obj.shstrtab.slots]
+    made = sorted(late, key=lambda n: names.index(f".nv.constant2.{n}"))
+    if made != late[::-1]:
+        raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
 
 
 def _first_named(obj: ElfObject) -> dict[str, int]:
