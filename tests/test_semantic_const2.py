@@ -31,11 +31,8 @@ LEGACY = {t for t in ALL_TARGETS if family_of(int(t[3:].rstrip("af"))) is Family
 #: order of a module that takes function addresses is not modelled: funcorder.order_is_modelled).
 #:
 #: (probe, mode) -> (the reason, the targets where it declines; None: all)
-MERCURY = {t for t in ALL_TARGETS if int(t[3:].rstrip("af")) >= 100}
 DECLINED = {
     ("ftab", "g"): ("declaration order", None),
-    # the Mercury clone of a kernel's late bank of its callees' tables
-    ("jumptable", "g"): ("Mercury clone of a late -g bank", MERCURY),
     # -g late banks made in the order of their callees (which callee holds constants is no leaf)
     ("late_banks_by_callee", "g"): ("order that follows their callees", LEGACY),
 }

@@ -523,10 +523,12 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> Non
         if obj.e_type != ET_EXEC or not fn.is_kernel:
             raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
         if any(s.mercury for s in obj.sections):
-            # its Mercury clone relocates each callee's tables against that callee
-            # (jumptable -g, sm_100+: dev_static_jt, dev_weak_jt, dev_jt blocks), which the bank
-            # does not tell: the owner of each table is not a leaf yet
-            raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank (the callees' jump tables) is not implemented yet")
+            from ..mercury import late_bank_blocks
+
+            # its Mercury clone relocates each callee's tables against that callee, found by
+            # the layout rule of late_bank_blocks (jumptable -g, sm_100+)
+            if not late_bank_blocks(obj, fn.name):
+                raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank that is not its callees' jump tables in reverse .text order is not implemented yet")
         fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
