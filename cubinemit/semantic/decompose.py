@@ -390,7 +390,7 @@ def decompose(obj: ElfObject) -> Module:
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
-        _constants(obj, fn, by_name)
+        _constants(obj, fn, by_name, first_named)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -510,16 +510,16 @@ def _debug_labels(obj: ElfObject, module: Module) -> None:
             labels.discard(slot.text)
     if labels:
         raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
-def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
+def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names: dict[str, int]) -> None:
     """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
     address tables) and their relocations. A whole-program -g kernel whose own code has no
     constants but whose callees' do (jump tables, FP64 literals) gets its bank late, after
-    .nv.callgraph and .nv.prototype: fact ``constant_bank_late``."""
+    .nv.callgraph and .nv.prototype: fact ``constant_bank_late``. ``names``: each .shstrtab
+    name's first slot (_first_named)."""
     bank = by_name.get(f".nv.constant2.{fn.name}")
     if bank is None:
         return
-    order = [sl.text for sl in obj.shstrtab.slots]
-    late = ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype")
+    late = ".nv.prototype" in names and names[bank.name] > names[".nv.prototype"]
     if late:
         if obj.e_type != ET_EXEC or not fn.is_kernel:
             raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
@@ -560,8 +560,8 @@ def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
     late = [f.name for f in functions if f.facts.get("constant_bank_late")]
     if len(late) < 2:
         return
-    names = [sl.text for sl in obj.shstrtab.slots]
-    made = sorted(late, key=lambda n: names.index(f".nv.constant2.{n}"))
+    names = _first_named(obj)
+    made = sorted(late, key=lambda n: names[f".nv.constant2.{n}"])
     if made != late[::-1]:
         raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
 
