@@ -166,6 +166,15 @@ SYSCALLS: frozenset[str] = frozenset(
     cnpLaunchDeviceV2 cudaGraphLaunch""".split()
 )
 
+
+def is_syscall(name: str) -> bool:
+    """A PTX-level syscall (:data:`SYSCALLS`), or one ptxas calls itself: ``__cuda_syscall_*``
+    (sm_120 lowers ``cp.async.bulk`` to an extern ``__cuda_syscall_cp_async_bulk_unicast``,
+    whose -c signature carries :data:`SYSCALL_ABI` like the others: ``#vllill|12p4r20sRx...``,
+    tests/probes_rw/realistic_sm90 and tests/nvinfo/probes/builder/kitchen90, sm_120 -c)."""
+    return name in SYSCALLS or name.startswith("__cuda_syscall_")
+
+
 #: What a syscall's signature string carries after ``|`` on sm_80 and later.
 SYSCALL_ABI = "12p4r20sRx" + "0" * 60 + "fff9"
 
@@ -626,7 +635,7 @@ def signature(function: PtxFunction, sm: int) -> str:
         raise ModelError(f"function {function.name!r}: more than one return parameter")
     ret = function.returns[0].code() if function.returns else "v"
     text = "#" + ret + "".join(p.code() for p in function.params)
-    if function.linkage == "extern" and function.name in SYSCALLS and sm >= 80:
+    if function.linkage == "extern" and is_syscall(function.name) and sm >= 80:
         text += "|" + SYSCALL_ABI
     return text
 

@@ -571,6 +571,47 @@ def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) 
     return emitted[::-1]
 
 
+def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[list[int]]]]:
+    """The callees' jump tables in ``.nv.constant2.<owner>`` of a -g kernel whose own code has
+    none: (callee, start offset, its tables in record order) for every function the kernel
+    reaches that has INDIRECT_BRANCH_TARGETS and no bank of its own, in reverse .text order
+    (ptxas fills the late bank walking the functions backwards: jumptable -g, every target:
+    dev_static_jt, dev_weak_jt, dev_jt), each callee's tables back to back. Empty when
+    ``owner`` has branch targets of its own, reaches no such callee, or the bank is not that
+    layout (the decomposer declines a late bank then)."""
+    from .elf.order import header_order, symbol_order
+    from .nvinfo import decode_callgraph
+
+    bank = obj.find_section(".nv.constant2." + owner)
+    graph_sec = obj.find_section(".nv.callgraph")
+    if bank is None or graph_sec is None or _branch_targets(obj, owner):
+        return []
+    names = [""] + [y.name for y in symbol_order(obj)]
+    calls: dict[str, list[str]] = {}
+    for edge in decode_callgraph(graph_sec.data, symbol_name=lambda i: names[i]).calls:
+        calls.setdefault(edge.caller, []).append(edge.callee)
+    reached: set[str] = set()
+    todo = [owner]
+    while todo:
+        for callee in calls.get(todo.pop(), ()):
+            if callee not in reached:
+                reached.add(callee)
+                todo.append(callee)
+    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    blocks: list[tuple[str, int, list[list[int]]]] = []
+    at = 0
+    for callee in reversed(texts):
+        if callee in reached and callee != owner and obj.find_section(".nv.constant2." + callee) is None:
+            tables = _branch_tables(obj, callee)
+            if tables:
+                blocks.append((callee, at, tables))
+                at += 4 * sum(len(t) for t in tables)
+    if not blocks:
+        return []
+    words = b"".join(struct.pack(f"<{len(t)}I", *t) for _, _, tables in blocks for t in tables)
+    return blocks if words == bank.data else []
+
+
 def _optimizer_relocs(
     obj: ElfObject, bank: Section, facts: MercuryFacts, function_order: Sequence[str] | None = None
 ) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
@@ -603,6 +644,23 @@ def _optimizer_relocs(
         else:
             rank = {off: k for k, off in enumerate(order)}
             relocs.sort(key=lambda r: rank[r[0]])
+        return bytes(data), relocs
+    blocks = late_bank_blocks(obj, owner)
+    if blocks:
+        # a -g kernel's late bank of its callees' jump tables: each callee's block relocated
+        # against that callee (PROG_REL32, addend its Mercury address), blocks in bank order,
+        # each in the order of a bank of its own (jumptable -g, sm_100+: dev_static_jt 4, 0;
+        # dev_weak_jt 20..8; dev_jt 36..24)
+        for callee, start, tables in blocks:
+            sym = next(y for y in obj.symbols if y.name == callee and y.type == STT_FUNC)
+            size = 4 * sum(len(t) for t in tables)
+            block = bank.data[start : start + size]
+            order = _jump_table_order(block, tables, list(range(0, size, 4)))
+            assert order is not None
+            for off in order:
+                (v,) = struct.unpack_from("<I", bank.data, start + off)
+                relocs.append((start + off, sym, _M["PROG_REL32"], facts.pc(callee, v)))
+                struct.pack_into("<I", data, start + off, 0)
         return bytes(data), relocs
     clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
     for off in range(0, len(bank.data) - 7, 8):
@@ -1193,9 +1251,13 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             v, i = _uleb(prog, i)
             addr += v
             # kept as an event where no row consumes it at once: after an extended opcode, and
-            # before a special opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
-            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on)
-            if follows_ext or (i < len(prog) and prog[i] >= hdr.opcode_base):
+            # wherever the next opcode is neither DW_LNS_copy nor DW_LNE_end_sequence: a special
+            # opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
+            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on), or a row
+            # with its own line and address steps (nvcc -lineinfo realistic_lineinfo, sm_120
+            # .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`)
+            ends = prog[i : i + 3] == b"\x00\x01\x01"
+            if follows_ext or (i < len(prog) and prog[i] != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)
@@ -1213,8 +1275,8 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
 def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
     """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
     opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
-    DW_LNS_copy (even for a zero line step); a row whose steps fit a special opcode is that
-    opcode; any other row is advance_line (omitted for a zero step) + advance_pc + copy; the
+    DW_LNS_copy (even for a zero line step); a row that moves both address and line by steps
+    that fit a special opcode is that opcode; any other row (a zero line step included) is advance_line (omitted for a zero step) + advance_pc + copy; the
     sequence ends with advance_pc to its end address and DW_LNE_end_sequence. ptxas writes the
     advance_pc operand as a *signed* LEB128 (0x60 is ``e0 00``), a valid but longer ULEB."""
     prog = bytearray()
@@ -1234,7 +1296,11 @@ def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
             if da < 0:
                 raise MercuryError("line rows go backwards")
             special = None
-            if da and 0 <= dl - hdr.line_base < hdr.line_range:
+            # a special opcode only where both the address and the line move: a row on the
+            # same line is advance_pc + copy even where `(0 - line_base) + line_range * da +
+            # opcode_base` would fit (ptxas 13.0.88, every SASS and Mercury line table of the
+            # probe corpus; nvcc -lineinfo realistic_lineinfo, sm_100a/sm_120: `02 10 01`)
+            if da and dl and 0 <= dl - hdr.line_base < hdr.line_range:
                 op = (dl - hdr.line_base) + hdr.line_range * da + hdr.opcode_base
                 if op <= 255:
                     special = op
@@ -1380,9 +1446,11 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                 if k not in used
             ]
         elif target.name.startswith(".nv.constant2."):
-            f = target.name[len(".nv.constant2.") :]
             for q in s.relocs:
                 if q.type == _M["PROG_REL32"]:
+                    # against the bank's function, or in a -g kernel's late bank against the
+                    # callee whose table it is (late_bank_blocks)
+                    f = q.symbol.name if q.symbol is not None else target.name[len(".nv.constant2.") :]
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
         elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):
             known = {r.offset for r in o.relocs or ()}

@@ -46,8 +46,10 @@ def test_data_probes_roundtrip(ptxas_ok, target):
     assert not misses, misses
 
 
-#: sm_110 executables: where ptxas puts the gb10b workaround descriptor inside
-#: .nv.merc.nv.shared.reserved.0 (0x40, 0x50 or 0x70) is not modelled by cubinemit.mercury
+#: sm_110: where ptxas puts the gb10b workaround descriptor inside .nv.merc.nv.shared.reserved.0
+#: (0x40, 0x50, 0x60, 0x70 or past its end) is not modelled by cubinemit.mercury; the decomposer
+#: declines where its rule (0x40) does not give the file's bytes
+RESERVED_CLONE = ".nv.merc.nv.shared.reserved.0"
 KNOWN_GAPS = {(name, "sm_110", mode) for name in ("glob2", "glob7", "glob9", "glob10") for mode in ("def", "c", "g")}
 
 
@@ -57,13 +59,14 @@ def test_alloc_data_probes_roundtrip(ptxas_ok, target):
     misses = []
     for name in ALLOC_DATA:
         for mode in ("def", "c", "g"):
-            where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
-            if where is None:
+            try:
+                where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
+            except NotImplementedError as exc:
+                # the known gaps decline (they were rebuilt wrong before the decomposer checked)
+                assert (name, target, mode) in KNOWN_GAPS and str(exc).startswith(RESERVED_CLONE), (name, mode, str(exc))
                 continue
-            if (name, target, mode) in KNOWN_GAPS:
-                assert where.endswith(".nv.merc.nv.shared.reserved.0"), where
-                continue
-            misses.append(where)
+            if where is not None:
+                misses.append(where)
     assert not misses, misses
 
 
@@ -137,7 +140,8 @@ ALLOC_SHARED = sorted(p.stem for p in ALLOC_PROBES.glob("*.ptx") if p.stem.start
 def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
     """Whole-program, -O0, -lineinfo and -c builds come back byte for byte; -g builds either do
     or are declined (e.g. coloured objects whose users no bounded search reproduces), never
-    rebuilt wrong."""
+    rebuilt wrong; on sm_110 a build whose reserved clone puts the gb10b descriptor elsewhere
+    than the rule says is declined in any mode."""
     assert len(ALLOC_SHARED) >= 25
     misses, declined, exact_g = [], [], 0
     for name in ALLOC_SHARED:
@@ -149,10 +153,10 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
                 continue
             if where is None:
                 exact_g += mode == "g"
-            elif not (target == "sm_110" and where.endswith(".nv.merc.nv.shared.reserved.0")):
-                misses.append(where)  # sm_110: the reserved clone's descriptor (KNOWN_GAPS)
+            else:
+                misses.append(where)
     assert not misses, misses
-    assert all(mode == "g" for _, mode, _ in declined), declined
+    assert all(mode == "g" or (target == "sm_110" and why.startswith(RESERVED_CLONE)) for _, mode, why in declined), declined
     assert exact_g >= 23, (exact_g, declined)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ..elf.constants import (
+    ET_EXEC,
     SHF_ALLOC,
     SHT_PROGBITS,
     SHT_RELA,
@@ -389,7 +390,7 @@ def decompose(obj: ElfObject) -> Module:
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
-        _constants(obj, fn, by_name)
+        _constants(obj, fn, by_name, first_named)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -403,6 +404,7 @@ def decompose(obj: ElfObject) -> Module:
             else:
                 _resolved_indirect_call(obj, fn, first_named)
         module.functions.append(fn)
+    _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
@@ -438,6 +440,7 @@ def decompose(obj: ElfObject) -> Module:
         # the Mercury code's own facts (addresses, sizes, CFA and line rows): leaf data that
         # the capsule determines
         module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
+        _check_reserved_clone(obj)
     if module.device_debug and any(d.space == "shared" for d in module.data):
         _check_debug_shared(obj, module)
     return module
@@ -509,18 +512,60 @@ def _debug_labels(obj: ElfObject, module: Module) -> None:
             labels.discard(slot.text)
     if labels:
         raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
-def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
+def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names: dict[str, int]) -> None:
     """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
-    address tables) and their relocations. Declined: -g banks that hold only the callees'
-    tables, which ptxas creates after .nv.prototype."""
+    address tables) and their relocations. A whole-program -g kernel whose own code has no
+    constants but whose callees' do (jump tables, FP64 literals) gets its bank late, after
+    .nv.callgraph and .nv.prototype: fact ``constant_bank_late``. ``names``: each .shstrtab
+    name's first slot (_first_named)."""
     bank = by_name.get(f".nv.constant2.{fn.name}")
     if bank is None:
         return
-    order = [sl.text for sl in obj.shstrtab.slots]
-    if ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype"):
-        raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
+    late = ".nv.prototype" in names and names[bank.name] > names[".nv.prototype"]
+    if late:
+        if obj.e_type != ET_EXEC or not fn.is_kernel:
+            raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
+        if any(s.mercury for s in obj.sections):
+            from ..mercury import late_bank_blocks
+
+            # its Mercury clone relocates each callee's tables against that callee, found by
+            # the layout rule of late_bank_blocks (jumptable -g, sm_100+)
+            if not late_bank_blocks(obj, fn.name):
+                raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank that is not its callees' jump tables in reverse .text order is not implemented yet")
+        fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
+
+
+def _check_reserved_clone(obj: ElfObject) -> None:
+    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem); on sm_110
+    ptxas sometimes leaves the gb10b WAR descriptor at 0x40 zero (tests/alloc/probes glob2 in
+    every mode, realistic_sm90 -g, some sh_* probes: 25 of ~2,100 cubins), and when is not
+    known: decline where the rule does not give the file's bytes."""
+    from ..mercury import _reserved_smem
+
+    clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
+    if clone is None or clone.clone_of is None:
+        return
+    if _reserved_smem(obj, clone.clone_of) != clone.data:
+        zero = not any(clone.data[0x40:0x80])
+        why = "ptxas left the gb10b WAR descriptor zero, which no rule predicts yet" if zero else "its bytes follow no known rule"
+        raise NotImplementedError(f".nv.merc.nv.shared.reserved.0: {why}")
+
+
+def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
+    """The emitter makes the late -g banks (fact ``constant_bank_late``) in reverse .text order
+    of their kernels. ptxas's own order follows the callees that hold the constants (the last
+    callee's kernels first, each group in reverse .text order: kernels k_a -> dev_two,
+    k_b, k_c -> dev_poly give k_a, k_c, k_b), which the leaves do not tell: decline when the
+    two differ. ``functions`` are in .text order."""
+    late = [f.name for f in functions if f.facts.get("constant_bank_late")]
+    if len(late) < 2:
+        return
+    names = _first_named(obj)
+    made = sorted(late, key=lambda n: names[f".nv.constant2.{n}"])
+    if made != late[::-1]:
+        raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
 
 
 def _first_named(obj: ElfObject) -> dict[str, int]:

@@ -271,9 +271,12 @@ class _Emitter:
         # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
         if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
-            if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
+            if self.debug:
+                self.constant_bank(fn, text)
+            if self.debug and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
-                # (jt_kernels probe, every target)
+                # (jt_kernels probe, every target), also when the tables live in the caller's
+                # late bank (jumptable -g: dev_jt, dev_weak_jt, dev_static_jt)
                 self.ask_relocations(text, [(".rela", None)])
             self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
@@ -386,13 +389,15 @@ class _Emitter:
         return sorted(fn.inlined, key=lambda c: rank[c[0]])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
-    def constant_bank(self, fn: Function, text: Section) -> Section | None:
+    def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
         """Create .nv.constant2.<f> for ``fn``'s constants (once) with its section symbol. ptxas
         creates it as .nv.constant.optimizer.<f> from sm_90 on and renames it later
         (rename_banks); executables make it right after the kernel's .nv.shared.<f> name (and the reserved-SMEM
         symbols of the first function), before the inlined copies' symbols; -g after the static
-        callees' symbols; relocatable output at its first const_opt relocation."""
-        if not fn.constants:
+        callees' symbols; relocatable output at its first const_opt relocation. A -g kernel
+        that holds only its callees' constants (fact ``constant_bank_late``) gets it from
+        :meth:`late_constant_banks` (``late``)."""
+        if not fn.constants or bool(fn.facts.get("constant_bank_late")) != late:
             return None
         bank = self.banks2.get(fn.name)
         if bank is not None:
@@ -407,16 +412,36 @@ class _Emitter:
         self.banks2[fn.name] = bank
         return bank
 
+    def late_constant_banks(self, functions: list[tuple[Function, Section]]) -> None:
+        """-g whole program: a kernel whose own code has no compiler constants while its callees'
+        have (jump tables, FP64 literals) gets its .nv.constant2.<k>, holding them, after
+        .nv.callgraph and .nv.prototype (before .nv.rel.action), and from sm_90 on its .rela
+        right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
+        tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi). Several such
+        banks come in reverse .text order (kernels k_c, k_a, k_b calling device functions with
+        FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c)."""
+        if self.debug_slots and self.family is not Family.LEGACY and any(fn.facts.get("constant_bank_late") for fn, _ in functions):
+            # both come after .nv.prototype from sm_90 on; no probe tells their order
+            raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
+        for fn, text in reversed(functions):
+            bank = self.constant_bank(fn, text, late=True)
+            if bank is not None and self.family is not Family.LEGACY:
+                self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+
     def relocations_on_demand(self, fn: Function, text: Section) -> None:
         """Relocatable output of a function with constants: ptxas walks the code in order and,
         at each relocation, first makes what it names (the bank at the first constant, then the
         constant's LOCAL object ``<f>.const_opt.<start>.<end>``), then the relocation section of
         its kind if not made yet (fp64 -c: .rela.text.<f> before the bank; jumptable -c: the
         second table's symbol after .rela.text.<f>). Relocations are listed in reverse code
-        order, so the walk goes by ascending offset."""
+        order, so the walk goes by ascending offset. A function-scope .shared variable is named
+        at its first relocation too, as in text_relocations (kitchen80 -c of
+        tests/nvinfo/probes/builder, sm_80: `$__bar0__40 .rel.text.k_sink_c $__bar1__41
+        .rela.text.k_sink_c .nv.constant2.k_sink_c`), unreferenced ones after the walk."""
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
         for r in sorted(fn.relocations, key=lambda q: q.offset):
+            self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
                 bank = self.constant_bank(fn, text)
@@ -432,6 +457,7 @@ class _Emitter:
                 if kind not in made:
                     made.add(kind)
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
+        self.scoped_symbols(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
@@ -1160,6 +1186,7 @@ class _Emitter:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
             # (texref_unified, texref_independent, hnd_* probes on every family)
             self.callgraph(protos)
+        self.late_constant_banks(late)
         if self.debug_slots and self.family is not Family.LEGACY:
             self.debug_handle_banks(late, bank_type)
         if self.family is Family.LEGACY and not self.rel:
