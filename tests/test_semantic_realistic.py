@@ -99,10 +99,10 @@ KITCHEN = ("kitchen80", "kitchen90")
 
 #: mode -> why the kitchen probes decline there (every target of their header)
 KITCHEN_DECLINED = {
-    # -sanitize=memcheck writes .nv.resolvedrela.text.<k>
-    "memcheck": ("decomposing .nv.resolvedrela.text.",),
-    # -ewp: extensible whole program (shared sections below the reserved base, on sm_90+)
-    "ewp": ("-ewp (extensible whole program) output is not modelled yet", "is below the reserved base"),
+    # -sanitize=memcheck (instrumentation functions, .nv.resolvedrela.text.<k>)
+    "memcheck": ("-sanitize=memcheck output is not implemented yet", "decomposing .nv.resolvedrela.text."),
+    # -ewp: extensible whole program (e_type 0xff00, shared sections below the reserved base)
+    "ewp": ("-ewp (extensible whole program) output is not implemented yet",),
 }
 
 

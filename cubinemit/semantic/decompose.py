@@ -320,6 +320,10 @@ def decompose(obj: ElfObject) -> Module:
     if not isinstance(options, PtxasOptions):
         raise ModelError(f"options string {options!r} is not one the model knows")
     target = options.arch or "sm_75"
+    if options.extensible_whole_program:
+        raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
+    if options.sanitize:
+        raise NotImplementedError(f"-sanitize={options.sanitize} output is not implemented yet")
     module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
     if not options.debug and obj.find_section(".nv_debug_info_reg_sass") is not None:
         # PTX that says `.target sm_XX, debug` (nvcc -G) is built as under -g, register maps

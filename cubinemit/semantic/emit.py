@@ -1073,10 +1073,10 @@ class _Emitter:
             # measured, not all modelled: e_type 0xff00 without program headers, a dropped
             # .nv.uft.entry after the notes, no .nv.rel.action below sm_90, but also _param and
             # __ocg_const names and other reserved-SMEM values (order/texquery/calls -ewp)
-            raise NotImplementedError("-ewp (extensible whole program) output is not modelled yet")
+            raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
         if m.options.get("sanitize"):
             # the sanitizer's injected functions, $ADDRESS$ symbols and .nv.resolvedrela
-            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not modelled yet")
+            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not implemented yet")
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
