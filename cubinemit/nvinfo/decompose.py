@@ -189,7 +189,8 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
         if sym is None:
             raise ModelError(f"{s.name}: no function symbol")
         raws.append(_Raw(sym, s, info.get(f".nv.info.{sym.name}", [])))
-    index = _func_index(symbols)
+    by_section, position = _func_index(symbols)
+    index = (by_section, position, {n: i for i, n in enumerate(frame)})
     funcs = [_function(target, module, raw, symbols, regcount, frame, min_stack, index) for raw in raws]
     if module.debug and not module.compile_only:
         funcs = _undo_propagation(module, funcs, raws)
@@ -214,7 +215,7 @@ def _function(
     regcount: dict[str, int],
     frame: dict[str, int],
     min_stack: dict[str, int],
-    index: tuple[dict[int, list[Symbol]], dict[int, int]],
+    index: tuple[dict[int, list[Symbol]], dict[int, int], dict[str, int]],
 ) -> FunctionFacts:
     name = raw.symbol.name
     recs = raw.records
@@ -269,12 +270,14 @@ def _function(
     # whole-program clones: the other FUNC symbols defined in this .text. The global .nv.info
     # lists their FRAME_SIZE last created first; which of them ptxas created in its first group
     # (recursive or address-taken callees) is read back from that order (builder.clone_order).
-    by_section, _position = index
+    by_section = index[0]
     members = {y.name for y in by_section.get(id(raw.section), ()) if y is not raw.symbol}
     missing = members - frame.keys()
     if missing:
         raise NotImplementedError(f"{name}: clones without FRAME_SIZE ({', '.join(sorted(missing))}) are not modelled")
-    created = [n for n in reversed(frame) if n in members]
+    # last created first: FRAME_SIZE record order (positions counted once per cubin)
+    frame_rank = index[2]
+    created = sorted(members & frame.keys(), key=lambda n: -frame_rank[n])
     first = clone_groups(created)
     if first is None:
         raise NotImplementedError(f"{name}: ptxas created its clones in an order not modelled ({', '.join(created)})")

@@ -372,6 +372,7 @@ def decompose(obj: ElfObject) -> Module:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
     first_named = _first_named(obj)
+    kept_sections = {s.name for s in obj.sections if not s.mercury}
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -387,7 +388,7 @@ def decompose(obj: ElfObject) -> Module:
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
         if module.device_debug and not module.options.get("compile_only"):
-            _resolved_references(obj, fn, first_named)
+            _resolved_references(obj, fn, first_named, kept_sections)
         _resolved_call(obj, fn, first_named)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
@@ -406,7 +407,7 @@ def decompose(obj: ElfObject) -> Module:
             if fn.inlined:
                 _clones_address_only(obj, fn, first_named)
             else:
-                _resolved_indirect_call(obj, fn, first_named)
+                _resolved_indirect_call(obj, fn, first_named, kept_sections)
         module.functions.append(fn)
     _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
@@ -581,7 +582,7 @@ def _first_named(obj: ElfObject) -> dict[str, int]:
     return first
 
 
-def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
     """-g: ptxas resolves a function's references to .const and compiler-constant data itself,
     yet makes the .rel.text.<f> section for the first of them (and drops it if nothing else
     goes there). When that name comes before any relocation kept would have made it, the code
@@ -606,7 +607,7 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int]) ->
     first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
     if first_kind != ".rel":
         fn.facts["resolved_relocations"] = True
-    if not fn.relocations and obj.sm >= 90 and any(s.name == rela and not s.mercury for s in obj.sections):
+    if not fn.relocations and obj.sm >= 90 and rela in kept:
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
         fn.facts["resolved_relocations"] = "rela_kept"
@@ -727,7 +728,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
         module.facts["resolved_data"] = resolved
 
 
-def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int], kept_sections: set[str]) -> None:
     """Whole program from sm_90 on: a kernel without clones whose code makes an indirect call
     (through a pointer parameter: fp_indirect_only, fp_caller_order) has ptxas resolve the
     call's relocations itself, asking .rel.text.<k> (dropped) then .rela.text.<k> (kept empty),
@@ -737,7 +738,7 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int])
     if obj.sm < 90 or fn.relocations:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    kept = any(s.name == rela and not s.mercury for s in obj.sections)  # resolved extern calls drop it
+    kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
 

@@ -1199,6 +1199,7 @@ class _Emitter:
             externs_done = self.global_function_symbols(late, early)
         elif early:  # and the visible variables before the first function (f2 probe, -c)
             self.visible_data_symbols()
+        extern_names = [f.name for f in m.functions if f.linkage == "extern"]  # declaration order
         for n, (fn, text) in enumerate(late):
             if fn.linkage == "visible" and fn.name not in self.func_symbols:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
@@ -1218,7 +1219,7 @@ class _Emitter:
             # vprintf then free, named `vprintf free`; calls to free vprintf malloc are named
             # `vprintf malloc free` as declared; non-syscall externs alike; sm_75, sm_90)
             refs = {r.symbol for r in fn.relocations if r.symbol} | set(self.extern_calls(fn))
-            named = [f.name for f in self.m.functions if f.linkage == "extern" and f.name in refs]
+            named = [n for n in extern_names if n in refs]
             for ref in named:
                 target = self.functions.get(ref)
                 if ref not in externs_done and target is not None and target.linkage == "extern":
