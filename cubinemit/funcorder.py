@@ -695,7 +695,7 @@ def declaration_order_from(
     mode: Mode,
     *,
     hint: Sequence[str] = (),
-    budget: int = 20000,
+    budget: int = 150_000,
     symbols: Sequence[str] | None = None,
 ) -> list[PtxFunction]:
     """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
@@ -762,7 +762,12 @@ def declaration_order_from(
                 ranks = [hint_rank[n] for n in (reversed(base) if mode.whole_program else base) if n in hint_rank]
                 return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
 
-            bases = sorted(_unshuffled(want, table, budget, mode.whole_program), key=disorder)
+            def plausible(base: list[str]) -> bool:
+                # creation style: a G order (non-static functions, then static ones)
+                return mode.whole_program or all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:]))
+
+            examined = max(UNSHUFFLE_LIMIT, 2_000_000 // max(1, len(want)))
+            bases = sorted(itertools.islice(filter(plausible, _unshuffled(want, table, examined, mode.whole_program)), UNSHUFFLE_LIMIT), key=disorder)
         for base in bases:
             if mode.whole_program:
                 found = finish(list(reversed(base)))
@@ -823,6 +828,10 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
                 return None
             bodies.append(n)
     return bodies
+
+
+#: at most this many unshuffled lists are tried (each as long as the module's function list)
+UNSHUFFLE_LIMIT = 2000
 
 
 def _unshuffled(order: list[str], table: dict[str, PtxFunction], budget: int, whole_program: bool) -> Iterator[list[str]]:
