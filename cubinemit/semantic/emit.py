@@ -625,10 +625,6 @@ class _Emitter:
         p = self.plan
         if p is None:
             return
-        if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
-            # -g: extern .shared lives in .nv_debug.shared, made before the other variables'
-            # symbols (dyn_smem_scan -g; after sm_110's workaround object, shared_dynamic -g)
-            self.data_section(DEBUG_SHARED)
         for v in p.walk():
             if v.linkage != "visible":
                 name = section_of(v)
@@ -644,6 +640,12 @@ class _Emitter:
                     section = found
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=section, value=value, size=v.size)
                 self.place(v)  # .nv.constant4 after the first .global variable's symbol
+        if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
+            # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
+            # non-visible variables, whatever their declaration order (realistic -g:
+            # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
+            # module variable walked earlier made the section already, shared_dynamic -g)
+            self.data_section(DEBUG_SHARED)
 
     def visible_walk(self) -> None:
         """The extern-function slots, then the sections of the visible variables (their
