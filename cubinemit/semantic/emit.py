@@ -92,6 +92,9 @@ class _Emitter:
         self.created: dict[int, str] = {}  # creation name of each section (renamed ones differ)
         self.data_sections: dict[str, Section] = {}  # module data sections by final name
         self.data_symbols: dict[str, Symbol] = {}
+        #: -g: module .shared symbols named before the kernel section they are privatised to
+        #: exists (section name per symbol), resolved once every function's sections are made
+        self.late_shared: list[tuple[Symbol, str]] = []
         self.plan: DataPlan | None = None
         self.walked = False  # the visible variables' sections are made
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
@@ -630,15 +633,15 @@ class _Emitter:
                 name = section_of(v)
                 self.data_section(name)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                late = None
                 if v.space == "shared" and self.shared is not None:
                     # -g: a module variable one kernel reaches lives in that kernel's section
                     # (shared_dynamic -g: s_static in .nv.shared.k_dyn)
                     where, value = self.shared.symbols[v.name]
-                    found = self.obj.find_section(where)
-                    if found is None:
-                        raise NotImplementedError(f"-g: {v.name!r} is privatised to {where}, made after the module variables")
-                    section = found
+                    section, late = self.shared_home(where, section)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=section, value=value, size=v.size)
+                if late is not None:
+                    self.late_shared.append((self.data_symbols[v.name], late))
                 self.place(v)  # .nv.constant4 after the first .global variable's symbol
         if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
             # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
@@ -646,6 +649,24 @@ class _Emitter:
             # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
             # module variable walked earlier made the section already, shared_dynamic -g)
             self.data_section(DEBUG_SHARED)
+
+    def shared_home(self, where: str, fallback: Section) -> tuple[Section, str | None]:
+        """The section of a -g module .shared symbol, and the name of the kernel section to
+        move it to later when that section is not made yet: ptxas names the variable in the
+        data walk and places it when it allocates, after every function (sh_rand10 -g: `m0`
+        privatised to .nv.shared.k1 is named after `gout`, before .text.k1)."""
+        found = self.obj.find_section(where)
+        if found is not None:
+            return found, None
+        return fallback, where
+
+    def resolve_late_shared(self) -> None:
+        for y, where in self.late_shared:
+            found = self.obj.find_section(where)
+            if found is None:
+                raise NotImplementedError(f"-g: {y.name!r} is privatised to {where}, which is never made")
+            y.section = found
+        self.late_shared.clear()
 
     def visible_walk(self) -> None:
         """The extern-function slots, then the sections of the visible variables (their
@@ -829,10 +850,14 @@ class _Emitter:
             if id(v) in planned and v.linkage == "visible":
                 name = section_of(v)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                late = None
                 if v.space == "shared" and self.shared is not None:
                     where, value = self.shared.symbols[v.name]  # -g: maybe privatised to a kernel
-                    section = self.obj.find_section(where) or section
+                    section, late = self.shared_home(where, section)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=section, value=value, size=v.size)
+                if late is not None:
+                    self.late_shared.append((self.data_symbols[v.name], late))
+        self.resolve_late_shared()
         if self.rel or self.debug:
             # extern .shared, named after the visible variables (shared_dynamic: `k_nodyn
             # dyn_smem k_dyn`): -c leaves it an undefined GLOBAL; -g places it in
@@ -1009,6 +1034,7 @@ class _Emitter:
 
         if not order:
             self.first_function_symbols()  # made after the first function, or here when there is none
+        self.resolve_late_shared()
         self.debug_sections()
         if not self.txq:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
