@@ -699,7 +699,10 @@ class _Emitter:
         if sec is None:
             self.ghost(name, sh_type)
             return False
-        static = any(d.size for d in self.shared_objects(fn))
+        # the section symbol comes with static bytes: a -g kernel that only uses extern shared
+        # memory gets one when its extern sits above the static bytes of the other kernels of
+        # its component (sh_rext2012 -g: .nv.shared.k1, 0x440 bytes, uses only x0)
+        static = any(d.size for d in self.shared_objects(fn)) or (self.debug and not self.rel and sec.size > facts(self.sm).shared_base)
         s = self.section(name, sh_type, symbol=static, flags=SHF_ALLOC | SHF_WRITE | SHF_INFO_LINK, addralign=sec.align, nobits_size=sec.size)
         s.info = text
         return self.uses_shared(fn)
