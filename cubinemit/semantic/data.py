@@ -546,10 +546,61 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
         assert debug is not None
         extern_users = {k for e in externs for k in e.users}
         _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values)
+    _direct_users(obj, module)
     layout = shared_layout(module, obj.sm)
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
+
+
+def _direct_users(obj: ElfObject, module: Module) -> None:
+    """-g: which function's code names a module object. The decomposition gives the kernels
+    that reach it; from sm_90 on .nv.reservedSmem.cap (or its tombstone) follows the first
+    function whose own code references shared memory, so a kernel created before that
+    function reaches its objects through a callee: the use moves to the first callee (in
+    creation order, not before the cap) that only kernels already reaching the object call
+    (sh_rand22 -g: k0 reaches m0 through fn1, the cap follows k2). Below sm_90 the fact
+    leaves no trace in the bytes."""
+    texts: list[str] = []
+    cap_after = None
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            texts.append(y.section.name[len(".text.") :])
+        elif cap_after is None and texts and (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)):
+            cap_after = texts[-1]
+    if cap_after is None:
+        return
+    funcs = {f.name: f for f in module.functions}
+    early = set(texts[: texts.index(cap_after)])
+
+    def reach(name: str) -> set[str]:
+        seen: set[str] = set()
+        stack = [name]
+        while stack:
+            n = stack.pop()
+            if n in seen or n not in funcs:
+                continue
+            seen.add(n)
+            stack.extend(funcs[n].calls)
+        return seen
+
+    kernels = [f.name for f in module.functions if f.is_kernel]
+    reaches = {k: reach(k) for k in kernels}
+    position = {n: i for i, n in enumerate(texts)}
+    for d in module.data:
+        if d.space != "shared" or d.scope is not None or not any(u in early for u in d.users):
+            continue
+        reached_by = {k for k in kernels if any(u in reaches[k] for u in d.users)}
+        users = [u for u in d.users if u not in early]
+        for u in [u for u in d.users if u in early]:
+            callees = sorted(
+                (g for g in reaches.get(u, {u}) - {u} if g in position and g not in early and not funcs[g].is_kernel and all(g not in reaches[k] or k in reached_by for k in kernels)),
+                key=position.__getitem__,
+            )
+            if not callees:
+                raise NotImplementedError(f"-g: {u!r} reaches {d.name!r} before the first function naming shared memory, through no callee")
+            users.append(callees[0])
+        d.users = list(dict.fromkeys(users))
 
 
 #: how many partial assignments the search for coloured objects' users may try before declining
