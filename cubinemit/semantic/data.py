@@ -318,7 +318,12 @@ def _shared_module(module: Module) -> SharedModule | None:
     return SharedModule(tuple(variables), tuple(functions))
 
 
-def decompose_shared(obj: ElfObject, module: Module) -> None:
+#: a -g .shared variable ptxas dropped (no function references it) but whose declaration left a
+#: trace: (its object, where it goes in Module.data, or None to append it)
+Phantom = tuple[DataObject, "int | None"]
+
+
+def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = ()) -> None:
     """Whole-program shared memory: ptxas privatises what each kernel reaches and keeps no
     symbol, so a kernel's static shared memory is one object of its section's size past the
     reserved base and of its alignment (what a backend that placed its own variables knows).
@@ -335,14 +340,14 @@ def decompose_shared(obj: ElfObject, module: Module) -> None:
             raise NotImplementedError(f"undefined variable {y.name!r} (extern .shared/.global of a -c or -g build) is not implemented yet")
     sections = [s for s in obj.sections if not s.mercury and s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"]
     debug = [s for s in obj.sections if not s.mercury and s.name == ".nv_debug.shared"]
-    if not sections and not debug and not (alloc_mode(module) is Mode.RELOCATABLE and any(y.other == 0x40 and y.section is None and y.type == 13 for y in obj.symbols)):
+    if not sections and not debug and not phantoms and not (alloc_mode(module) is Mode.RELOCATABLE and any(y.other == 0x40 and y.section is None and y.type == 13 for y in obj.symbols)):
         return
     mode = alloc_mode(module)
     if mode is Mode.RELOCATABLE:
         _decompose_relocatable_shared(obj, module, sections + debug)
         return
     if mode is Mode.DEBUG:
-        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None)
+        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms)
         return
     if debug:
         raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
@@ -442,7 +447,7 @@ def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, Da
 _DATA_NAMES = frozenset({GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED, ".nv.constant.user", ".nv.constant.pic"})
 
 
-def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Section], debug: Section | None) -> None:
+def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Section], debug: Section | None, phantoms: Sequence[Phantom] = ()) -> None:
     """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
     several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
     module variable is not recorded once ptxas resolved the references: it is searched for
@@ -540,6 +545,9 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
                 externs.append(DataObject(y.name, "shared", 0, 1, None, "extern", users=users))
     visible = [d for d in objects if d.linkage == "visible"]
     module.data.extend(visible + [d for d in objects if d.linkage != "visible"] + externs)
+    for phantom, at in phantoms:
+        # unreferenced: walked and sorted by ptxas, then dropped
+        module.data.insert(len(module.data) if at is None else at, phantom)
     expected = {s.name: (s.nobits_size, s.addralign) for s in sections + ([debug] if debug is not None else [])}
     values = {y.name: y.value for y in obj.symbols if y.name in by_name or any(y.name == e.name for e in externs)}
     if coloured:
@@ -601,6 +609,33 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 raise NotImplementedError(f"-g: {u!r} reaches {d.name!r} before the first function naming shared memory, through no callee")
             users.append(callees[0])
         d.users = list(dict.fromkeys(users))
+
+
+#: the name a dropped .shared variable gets (ptxas keeps none): nothing derived from it is named
+PHANTOM_NAME = "$dropped_shared{n}"
+
+
+def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject]) -> Iterator[list[Phantom]]:
+    """-g: candidate single dropped .shared variables, simplest first. Only its size relative
+    to the others (the size sort), its alignment (.nv_debug.shared's) and its place (the data
+    walk, the sort's list order) matter: sizes 1 and each kept size or one more, alignment 1 or
+    .nv_debug.shared's, a device function's (after its used variables) or a module variable
+    (visible or not) declared before any module data object or at the end."""
+    shared = [y for y in obj.symbols if y.section is not None and y.type != STT_SECTION and (y.section.name.startswith(".nv.shared.") or y.section.name == DEBUG_SHARED)]
+    sizes = sorted({y.size for y in shared if y.size})
+    size_choices = list(dict.fromkeys([1] + [x for sz in sizes for x in (sz, sz + 1)]))
+    debug = next((s for s in obj.sections if not s.mercury and s.name == DEBUG_SHARED), None)
+    aligns = [1] + ([debug.addralign] if debug is not None and debug.addralign > 1 else [])
+    device = [f.name for f in module.functions if not f.is_kernel and f.linkage != "extern"]
+    name = PHANTOM_NAME.format(n=0)
+    for align in aligns:
+        for size in size_choices:
+            for f in device:
+                yield [(DataObject(name, "shared", size, align, None, "static", users=[], scope=f), None)]
+            for linkage in ("visible", "static"):
+                # before the module data (the walk), or among the shared objects (the sort)
+                for at in [0] + [i for i in range(len(base), len(base) + 1 + len(shared))]:
+                    yield [(DataObject(name, "shared", size, align, None, linkage, users=[], scope=None), at)]
 
 
 #: how many partial assignments the search for coloured objects' users may try before declining

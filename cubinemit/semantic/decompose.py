@@ -297,7 +297,16 @@ def decompose(obj: ElfObject) -> Module:
     from .data import decompose_data, decompose_shared
 
     decompose_data(obj, module)
-    decompose_shared(obj, module)
+    shared_from = len(module.data)
+    shared_error: NotImplementedError | None = None
+    try:
+        decompose_shared(obj, module)
+    except NotImplementedError as exc:
+        if not module.device_debug:
+            raise
+        shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
+        del module.data[shared_from:]
+    shared_upto = len(module.data)
     _nvinfo_facts(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
@@ -316,9 +325,55 @@ def decompose(obj: ElfObject) -> Module:
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(merc)
-    if module.device_debug and any(d.space == "shared" for d in module.data):
-        _check_debug_shared(obj, module)
+    if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
+        _settle_debug_shared(obj, module, shared_from, shared_upto, shared_error)
     return module
+
+
+def _names_debug_shared(obj: ElfObject) -> bool:
+    """Whether ptxas made .nv_debug.shared at some point (live or deleted)."""
+    return any(slot.text == ".nv_debug.shared" for slot in obj.shstrtab.slots)
+
+
+#: how many dropped-variable hypotheses a -g module may try before declining
+PHANTOM_LIMIT = 400
+
+
+def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, error: NotImplementedError | None) -> None:
+    """-g: check the shared memory decomposed (:func:`_check_debug_shared`); where it is not
+    reproduced, try again assuming one .shared variable that ptxas dropped because no function
+    references it (:func:`cubinemit.semantic.data.phantom_hypotheses`): ptxas still walks it
+    (the creation point of .nv_debug.shared) and sorts it with the others (the colouring order),
+    and nothing else records it. The first hypothesis whose rebuild matches is kept; else the
+    first failure is raised."""
+    from .data import decompose_shared, phantom_hypotheses
+
+    if error is None:
+        try:
+            _check_debug_shared(obj, module)
+            return
+        except NotImplementedError as exc:
+            error = exc
+    named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
+    base = module.data[:start]
+    tail = module.data[end:]
+    for n, phantoms in enumerate(phantom_hypotheses(obj, module, base)):
+        if n >= PHANTOM_LIMIT:
+            break
+        module.data = list(base)
+        for f in module.functions:
+            if named_first[f.name] is None:
+                f.facts.pop("shared_named_first", None)
+            else:
+                f.facts["shared_named_first"] = named_first[f.name]
+        try:
+            decompose_shared(obj, module, phantoms)
+            module.data += tail
+            _check_debug_shared(obj, module)
+            return
+        except NotImplementedError:
+            continue
+    raise error
 
 
 def _check_debug_shared(obj: ElfObject, module: Module) -> None:

@@ -632,6 +632,8 @@ class _Emitter:
             if v.linkage != "visible":
                 name = section_of(v)
                 self.data_section(name)
+                if self.dropped(v):
+                    continue
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
                 late = None
                 if v.space == "shared" and self.shared is not None:
@@ -649,6 +651,14 @@ class _Emitter:
             # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
             # module variable walked earlier made the section already, shared_dynamic -g)
             self.data_section(DEBUG_SHARED)
+
+    def dropped(self, v: DataObject) -> bool:
+        """-g: a .shared variable no function references. ptxas drops it, but walks it first: a
+        module variable makes .nv_debug.shared at its place in the data walk (made and deleted
+        when nothing lands there: an unused `.shared mu` declared before `.global gout` makes it
+        before .nv.global), a device function's right after that function's code section
+        (sh_rand14 -g: `S:.text.fn0 ~.nv_debug.shared`); it gets no symbol."""
+        return self.debug and not self.rel and v.space == "shared" and self.shared is not None and v.linkage != "extern" and v.name not in self.shared.symbols
 
     def shared_home(self, where: str, fallback: Section) -> tuple[Section, str | None]:
         """The section of a -g module .shared symbol, and the name of the kernel section to
@@ -713,10 +723,17 @@ class _Emitter:
         below sm_90, after both names from sm_90 on). Its value is its alignment (the linker
         places it); a kernel's own variables live in .nv.shared.<k>, device functions' in
         .nv_debug.shared."""
-        if not name or name in self.data_symbols or self.shared is None or name not in self.shared.symbols:
+        if not name or name in self.data_symbols or self.shared is None:
             return
         d = self.scoped.get(name)
         if d is None:
+            return
+        if self.dropped(d):
+            owner = self.functions.get(d.scope or "")
+            if owner is not None and not owner.is_kernel:
+                self.data_section(DEBUG_SHARED)  # made (and deleted) for it all the same
+            return
+        if name not in self.shared.symbols:
             return
         where, value = self.shared.symbols[name]
         owner = self.functions.get(d.scope or "")
@@ -850,7 +867,7 @@ class _Emitter:
                 # declaration order with the visible variables (texref_*, hnd_* probes)
                 self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
                 continue
-            if id(v) in planned and v.linkage == "visible":
+            if id(v) in planned and v.linkage == "visible" and not self.dropped(v):
                 name = section_of(v)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
                 late = None
