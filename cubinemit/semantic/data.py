@@ -539,8 +539,10 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
     for kernel, items in placed.items():
         for name, align in _kernel_alignments(items, kernels[kernel].addralign).items():
             # a privatised module object counts towards .nv_debug.shared's alignment, which
-            # therefore bounds it (a kernel's own variables may exceed it)
-            if debug is not None and by_name[name].scope != kernel:
+            # therefore bounds it (a kernel's own variables may exceed it); not when only
+            # externs live there, which align it to 16 whatever the objects (sh_rext110 -g:
+            # m2 .align 32 privatised, .nv_debug.shared aligned 16)
+            if debug is not None and coloured and by_name[name].scope != kernel:
                 align = min(align, debug.addralign)
             by_name[name].align = align
     externs = []
