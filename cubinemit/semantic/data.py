@@ -467,12 +467,20 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
     # the data walk: the names right after the first data section's, while they are data
     first_data = next((i for i, t in enumerate(slots) if t in _DATA_NAMES), None)
     walk: set[str] = set()
+    # from sm_90 on .nv.reservedSmem.cap (or its tombstone) follows the walk when the first
+    # function names shared memory: what comes after it is not walked (random -g probe:
+    # `o:gout <cap> o:k0v1 ~.rel.text.k0`, k0v1 k0's own variable)
+    cap = next((i for i, y in enumerate(obj.symbols) if y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)), None)
+    after_cap = {y.name for y in obj.symbols[cap + 1 :]} if cap is not None else set()
     if first_data is not None:
-        for t in slots[first_data:]:
+        for i, t in enumerate(slots[first_data:], first_data):
             if t in _DATA_NAMES or t in data_names or t == "" or t.startswith(".nv.reservedSmem."):
                 walk.add(t)
                 continue
-            if any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") for y in obj.symbols):
+            # a module variable privatised to a kernel, named in the walk: the walk made
+            # .nv_debug.shared before it; else it is the kernel's own variable its code names
+            # first (random -g probe: `S:.nv.global o:gout o:k0v0 ~.rel.text.k0`)
+            if DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") for y in obj.symbols):
                 walk.add(t)
                 continue
             break
