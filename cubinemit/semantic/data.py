@@ -472,6 +472,14 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
     # `o:gout <cap> o:k0v1 ~.rel.text.k0`, k0v1 k0's own variable)
     cap = next((i for i, y in enumerate(obj.symbols) if y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)), None)
     after_cap = {y.name for y in obj.symbols[cap + 1 :]} if cap is not None else set()
+    # a kernel created before the cap (every kernel when there is none, sm_90 on) names no
+    # shared memory: without callees nothing is privatised to it, so a name in its section
+    # right after the walk is its own unused variable (random -g probe: `o:m3 o:k0v0`)
+    texts = [y.section.name[len(".text.") :] for y in obj.symbols[: cap if cap is not None else len(obj.symbols)] if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text.")]
+    if cap is not None and texts:
+        texts.pop()  # the function the cap follows
+    calls = {f.name: f.calls for f in module.functions}
+    idle = {f".nv.shared.{k}" for k in texts if not calls.get(k)} if family_of(obj.sm) is not Family.LEGACY else set()
     if first_data is not None:
         for i, t in enumerate(slots[first_data:], first_data):
             if t in _DATA_NAMES or t in data_names or t == "" or t.startswith(".nv.reservedSmem."):
@@ -480,7 +488,7 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
             # a module variable privatised to a kernel, named in the walk: the walk made
             # .nv_debug.shared before it; else it is the kernel's own variable its code names
             # first (random -g probe: `S:.nv.global o:gout o:k0v0 ~.rel.text.k0`)
-            if DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") for y in obj.symbols):
+            if DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") and y.section.name not in idle for y in obj.symbols):
                 walk.add(t)
                 continue
             break
@@ -584,8 +592,10 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
     function whose own code references shared memory, so a kernel created before that
     function reaches its objects through a callee: the use moves to the first callee (in
     creation order, not before the cap) that only kernels already reaching the object call
-    (sh_rand22 -g: k0 reaches m0 through fn1, the cap follows k2). Below sm_90 the fact
-    leaves no trace in the bytes."""
+    (sh_rand22 -g: k0 reaches m0 through fn1, the cap follows k2). Such a kernel's own
+    variables are unused, and without any cap no function names shared memory (random -g
+    probe: k1's only variable, unreferenced, and no relocation section to tell). Below sm_90
+    the fact leaves no trace in the bytes."""
     texts: list[str] = []
     cap_after = None
     for y in obj.symbols:  # creation order
@@ -593,10 +603,13 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
             texts.append(y.section.name[len(".text.") :])
         elif cap_after is None and texts and (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)):
             cap_after = texts[-1]
-    if cap_after is None:
+    if family_of(obj.sm) is Family.LEGACY:
         return
     funcs = {f.name: f for f in module.functions}
-    early = set(texts[: texts.index(cap_after)])
+    early = set(texts[: texts.index(cap_after)]) if cap_after is not None else set(texts)
+    for d in module.data:
+        if d.space == "shared" and d.scope in early and d.scope in funcs and funcs[d.scope].is_kernel:
+            d.users = []
 
     def reach(name: str) -> set[str]:
         seen: set[str] = set()
