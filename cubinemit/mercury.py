@@ -1154,7 +1154,10 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             # kept as an event where no row consumes it at once: after an extended opcode, and
             # before a special opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
             # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on)
-            if follows_ext or (i < len(prog) and prog[i] >= hdr.opcode_base):
+            # and before an advance_line, a second advance_pc or a file switch (realistic
+            # -lineinfo sm_100a .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`, a step
+            # to 0x70 then a row at 0x80)
+            if follows_ext or (i < len(prog) and (prog[i] >= hdr.opcode_base or prog[i] in (2, 3, 4))):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)
@@ -1173,8 +1176,9 @@ def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
     """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
     opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
     DW_LNS_copy (even for a zero line step); a row whose steps fit a special opcode is that
-    opcode; any other row is advance_line (omitted for a zero step) + advance_pc + copy; the
-    sequence ends with advance_pc to its end address and DW_LNE_end_sequence. ptxas writes the
+    opcode (never with a zero line step); any other row is advance_line (omitted for a zero
+    step) + advance_pc + copy; the sequence ends with advance_pc to its end address and
+    DW_LNE_end_sequence. ptxas writes the
     advance_pc operand as a *signed* LEB128 (0x60 is ``e0 00``), a valid but longer ULEB."""
     prog = bytearray()
     addr = 0
@@ -1193,7 +1197,9 @@ def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
             if da < 0:
                 raise MercuryError("line rows go backwards")
             special = None
-            if da and 0 <= dl - hdr.line_base < hdr.line_range:
+            # never for a zero line step (no special opcode with one in 3,000 ptxas cubins;
+            # realistic -lineinfo sm_100a: `02 10 01` where 0xef would do)
+            if da and dl and 0 <= dl - hdr.line_base < hdr.line_range:
                 op = (dl - hdr.line_base) + hdr.line_range * da + hdr.opcode_base
                 if op <= 255:
                     special = op

@@ -645,7 +645,7 @@ class _Emitter:
                 if late is not None:
                     self.late_shared.append((self.data_symbols[v.name], late))
                 self.place(v)  # .nv.constant4 after the first .global variable's symbol
-        if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
+        if self.debug and not self.rel and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
             # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
             # non-visible variables, whatever their declaration order (realistic -g:
             # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
