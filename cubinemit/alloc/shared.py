@@ -48,10 +48,11 @@ object's alignment, and a section's size is the sum ``S`` of its objects' sizes,
 alignment ``A`` when ``S <= A``. ``.nv_debug.shared`` is aligned to its largest object, a kernel
 section to the larger of its own objects and ``.nv_debug.shared``. Externs stay undefined.
 
+* With externs declared, an object coloured only for functions no kernel calls gives every
+  kernel a section (empty ones at the base, aligned 16) while ``.nv_debug.shared`` is aligned
+  16.
+
 sm_90 and later put every user byte 0x400 further (the ``shared_base`` arch fact), -c excepted.
-Not characterised: under ``-g``, modules whose externs are referenced while some device function
-that no kernel calls references shared memory get or lose empty kernel sections in ways this
-model does not predict.
 """
 
 from __future__ import annotations
@@ -411,9 +412,16 @@ def allocate_debug_shared(objects: Sequence[SharedObject], kernels: Sequence[Deb
             final_end[user] = max(final_end[user], value)
 
     uses_coloured = {user for obj in coloured for user in obj.users}
+    # with externs declared, an object coloured for functions no kernel calls gives every
+    # kernel a section, empty or not, while .nv_debug.shared is aligned 16 (measured on sm_75:
+    # an uncalled fn0 naming its own variable or a module one, k1 naming nothing gets
+    # .nv.shared.k1 of 0 bytes aligned 16; none when fn0 names only the extern or nothing,
+    # none without externs, none once an extern or any object is aligned 32 or more:
+    # sh_rext2026)
+    every = bool(externs) and debug_align <= 16 and any(not obj.users for obj in coloured)
     for k in kernels:
         has_private = bool(k.own) or bool(private.get(k.name))
-        if not (has_private or k.name in uses_coloured or k.name in extern_users):
+        if not (has_private or every or k.name in uses_coloured or k.name in extern_users):
             continue
         align = private_align[k.name]
         if coloured:

@@ -636,6 +636,11 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 key=position.__getitem__,
             )
             if not callees:
+                if d.linkage == "extern":
+                    # an extern's users were read off section sizes, which an empty section
+                    # matches by chance (-g: every kernel gets one when an object is coloured
+                    # for uncalled functions only): this kernel does not reach it
+                    continue
                 raise NotImplementedError(f"-g: {u!r} reaches {d.name!r} before the first function naming shared memory, through no callee")
             users.append(callees[0])
         d.users = list(dict.fromkeys(users))
@@ -717,7 +722,9 @@ def _infer_coloured(
             limit[k] = base + min(off for _, off, _ in placed[k])
         else:
             limit[k] = section.nobits_size
-            if k not in extern_users:
+            # an empty section (the module declares externs) reaches no coloured object
+            # (random -g probe: .nv.shared.k1 of 0x400 bytes, k1 uses nothing)
+            if k not in extern_users and section.nobits_size > base:
                 exact[k] = section.nobits_size
     end = {name: off + shared[name].size for name, off in coloured.items()}
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k]] for o in order}
