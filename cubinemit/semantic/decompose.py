@@ -302,7 +302,7 @@ def decompose(obj: ElfObject) -> Module:
     try:
         decompose_shared(obj, module)
     except NotImplementedError as exc:
-        if not module.device_debug:
+        if not module.device_debug or module.options.get("compile_only"):
             raise
         shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
         del module.data[shared_from:]
@@ -353,6 +353,8 @@ def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, e
             _check_debug_shared(obj, module)
             return
         except NotImplementedError as exc:
+            if module.options.get("compile_only"):
+                raise  # -c drops nothing
             error = exc
     named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
     base = module.data[:start]

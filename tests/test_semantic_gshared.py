@@ -1,0 +1,119 @@
+"""-g shared memory at the semantic level: the rules behind ptxas's interference allocator that
+the memory-layout probes did not pin down (tests/probes_gshared, one small probe per rule, each
+compiled by ptxas here; the golden bytes are ptxas's).
+
+* extern ``.shared`` is walked after the non-visible variables (gsh_extern_walk);
+* a module variable privatised to a kernel made after the data walk is named in the walk and
+  placed later (gsh_privatised_late);
+* a kernel section above the shared base has a section symbol, even for an extern alone
+  (gsh_extern_only_symbol);
+* from sm_90 on .nv.reservedSmem.cap follows the first function whose own code names shared
+  memory: kernels before it reach their objects through callees, their own variables are
+  unused (gsh_cap_callee, gsh_unused_no_cap), and a name after the cap is not walked;
+* a kernel's own variable named right after a walk that made no .nv_debug.shared is the
+  kernel's (gsh_own_after_walk);
+* variables no function references are dropped but walked and sorted: they are leaf data the
+  decomposition recovers (gsh_dropped_*);
+* kernel sections sort larger alignment first, then smaller size (gsh_sort_halving); with
+  externs alone .nv_debug.shared is aligned 16 and bounds nothing (gsh_extern_align);
+* with externs declared, an object coloured for uncalled functions only gives every kernel a
+  section while .nv_debug.shared is aligned 16 (gsh_orphan_sections, gsh_orphan_align32).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
+from cubinemit.inspect import where_in
+from cubinemit.mercury import decode_line_events, encode_line_events
+from cubinemit.reader import read_cubin
+from cubinemit.roundtrip import first_difference, semantic_roundtrip
+from cubinemit.semantic.decompose import decompose
+
+HERE = Path(__file__).resolve().parent
+PROBES = HERE / "probes_gshared"
+NAMES = sorted(p.stem for p in PROBES.glob("gsh_*.ptx"))
+TARGETS = ("sm_75", "sm_90", "sm_100a", "sm_120")
+
+
+def _cubin(name: str, target: str, mode: str = "g", where: Path = PROBES) -> bytes:
+    return oracle.compile_ptx(where / f"{name}.ptx", target, mode).read_bytes()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", NAMES)
+def test_gshared_probe_roundtrip(ptxas_ok, name, target):
+    data = _cubin(name, target)
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{name} {target}: {off:#x} {where_in(read_cubin(data), off)}"
+
+
+def test_probe_count():
+    assert len(NAMES) >= 13
+
+
+def _shared(name: str, target: str) -> dict[str, object]:
+    module = decompose(read_cubin(_cubin(name, target)))
+    return {d.name: d for d in module.data if d.space == "shared"}
+
+
+def test_dropped_variable_is_leaf_data(ptxas_ok):
+    """The unused ``mu`` leaves no symbol, only .nv_debug.shared made and deleted at its place
+    in the walk: the decomposition keeps one unreferenced variable there, nothing more."""
+    data = _cubin("gsh_dropped_only", "sm_90")
+    obj = read_cubin(data)
+    assert not any(y.name == "mu" for y in obj.symbols)
+    assert any(s.text == ".nv_debug.shared" for s in obj.shstrtab.slots)
+    assert not any(s.name == ".nv_debug.shared" for s in obj.sections)
+    shared = list(_shared("gsh_dropped_only", "sm_90").values())
+    assert len(shared) == 1 and shared[0].users == [] and shared[0].scope is None
+
+
+def test_cap_moves_use_to_callee(ptxas_ok):
+    """sm_90: k0 reaches m0 through a callee (which one leaves no trace: the first is taken),
+    k1 names it itself."""
+    users = _shared("gsh_cap_callee", "sm_90")["m0"].users
+    assert "k0" not in users and "k1" in users and set(users) & {"fn0", "fn1"}
+
+
+def test_orphan_sections_depend_on_alignment(ptxas_ok):
+    """ptxas's own sections: every kernel has one with .nv_debug.shared aligned 16, none at 32."""
+    for name, expect in (("gsh_orphan_sections", {".nv.shared.k0", ".nv.shared.k1"}), ("gsh_orphan_align32", set())):
+        obj = read_cubin(_cubin(name, "sm_75"))
+        assert {s.name for s in obj.sections if s.name.startswith(".nv.shared.")} == expect, name
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_realistic_debug_builds_roundtrip(ptxas_ok, target):
+    """nvcc's realistic probes under -g (cooperative groups, extern shared memory, managed
+    data): byte for byte on every target but realistic_G on sm_75 (a callee's jump-table bank
+    made after .nv.prototype, not modelled)."""
+    rw = HERE / "probes_rw"
+    misses = []
+    for ptx in sorted(rw.glob("*.ptx")):
+        if ptx.stem == "realistic_sm90" and target == "sm_75":
+            continue
+        if ptx.stem == "realistic_G" and target == "sm_75":
+            continue
+        data = _cubin(ptx.stem, target, "g", rw)
+        off = first_difference(semantic_roundtrip(data), data)
+        if off is not None:
+            misses.append((ptx.stem, hex(off), where_in(read_cubin(data), off)))
+    assert not misses, misses
+
+
+@pytest.mark.parametrize("target", ("sm_100a", "sm_120"))
+def test_realistic_mercury_line_tables_reencode(ptxas_ok, target):
+    """No special opcode for a zero line step, and an advance_pc before an advance_line is a
+    step of its own (realistic -lineinfo, Mercury tables)."""
+    obj = read_cubin(_cubin("realistic_lineinfo", target, "lineinfo", HERE / "probes_rw"))
+    n = 0
+    for s in obj.sections:
+        if s.relocs is None and s.name.endswith((".debug_line", ".nv_debug_line_sass")) and s.data:
+            hdr, events = decode_line_events(s.data)
+            assert encode_line_events(hdr, events) == s.data, s.name
+            n += 1
+    assert n >= 2
