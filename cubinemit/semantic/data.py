@@ -339,7 +339,7 @@ def _shared_module(module: Module) -> SharedModule | None:
 Phantom = tuple[DataObject, "int | None"]
 
 
-def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = ()) -> None:
+def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None) -> None:
     """Whole-program shared memory: ptxas privatises what each kernel reaches and keeps no
     symbol, so a kernel's static shared memory is one object of its section's size past the
     reserved base and of its alignment (what a backend that placed its own variables knows).
@@ -363,7 +363,7 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         _decompose_relocatable_shared(obj, module, sections + debug)
         return
     if mode is Mode.DEBUG:
-        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms)
+        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget)
         return
     if debug:
         raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
@@ -463,7 +463,9 @@ def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, Da
 _DATA_NAMES = frozenset({GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED, ".nv.constant.user", ".nv.constant.pic"})
 
 
-def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Section], debug: Section | None, phantoms: Sequence[Phantom] = ()) -> None:
+def _decompose_debug_shared(
+    obj: ElfObject, module: Module, sections: list[Section], debug: Section | None, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None
+) -> None:
     """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
     several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
     module variable is not recorded once ptxas resolved the references: it is searched for
@@ -587,7 +589,7 @@ def _decompose_debug_shared(obj: ElfObject, module: Module, sections: list[Secti
     if coloured:
         assert debug is not None
         extern_users = {k for e in externs for k in e.users}
-        _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values)
+        _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values, budget)
     _direct_users(obj, module)
     layout = shared_layout(module, obj.sm)
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
@@ -660,7 +662,7 @@ PHANTOM_NAME = "$dropped_shared{n}"
 
 
 def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject]) -> Iterator[list[Phantom]]:
-    """-g: candidate single dropped .shared variables, simplest first. Only its size relative
+    """-g: candidate dropped .shared variables, simplest first: one, then two device functions'. Only its size relative
     to the others (the size sort), its alignment (.nv_debug.shared's) and its place (the data
     walk, the sort's list order) matter: sizes 1 and each kept size or one more, alignment 1 or
     .nv_debug.shared's, a device function's (after its used variables) or a module variable
@@ -680,6 +682,16 @@ def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject
                 # before the module data (the walk), or among the shared objects (the sort)
                 for at in [0] + [i for i in range(len(base), len(base) + 1 + len(shared))]:
                     yield [(DataObject(name, "shared", size, align, None, linkage, users=[], scope=None), at)]
+    # two device functions' variables (each after its function's used ones: no place to guess)
+    second = PHANTOM_NAME.format(n=1)
+    for i, f in enumerate(device):
+        for g in device[i:]:
+            for size in size_choices:
+                for size2 in size_choices:
+                    yield [
+                        (DataObject(name, "shared", size, 1, None, "static", users=[], scope=f), None),
+                        (DataObject(second, "shared", size2, 1, None, "static", users=[], scope=g), None),
+                    ]
 
 
 #: how many partial assignments the search for coloured objects' users may try before declining
@@ -696,6 +708,7 @@ def _infer_coloured(
     base: int,
     expected: dict[str, tuple[int, int]],
     values: dict[str, int],
+    budget: list[int] | None = None,
 ) -> None:
     """-g: declared alignments and users of the objects coloured into .nv_debug.shared.
 
@@ -768,7 +781,8 @@ def _infer_coloured(
             for combo in itertools.combinations(ks, r):
                 yield frozenset(combo)
 
-    budget = [COLOUR_SEARCH_LIMIT]
+    if budget is None:
+        budget = [COLOUR_SEARCH_LIMIT]  # steps left, shared by the caller's attempts when given
     choice: dict[str, frozenset[str]] = {}
 
     def matches() -> bool:

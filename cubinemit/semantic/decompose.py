@@ -335,8 +335,11 @@ def _names_debug_shared(obj: ElfObject) -> bool:
     return any(slot.text == ".nv_debug.shared" for slot in obj.shstrtab.slots)
 
 
-#: how many dropped-variable hypotheses a -g module may try before declining
-PHANTOM_LIMIT = 400
+#: how many dropped-variable hypotheses a -g module may try before declining, how many of them
+#: may be rebuilt (those whose layout matches) and how many colour-search steps they share
+PHANTOM_LIMIT = 3000
+PHANTOM_REBUILDS = 64
+PHANTOM_SEARCH_STEPS = 1_000_000
 
 
 def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, error: NotImplementedError | None) -> None:
@@ -359,8 +362,10 @@ def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, e
     named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
     base = module.data[:start]
     tail = module.data[end:]
+    budget = [PHANTOM_SEARCH_STEPS]
+    rebuilds = 0
     for n, phantoms in enumerate(phantom_hypotheses(obj, module, base)):
-        if n >= PHANTOM_LIMIT:
+        if n >= PHANTOM_LIMIT or rebuilds >= PHANTOM_REBUILDS or budget[0] <= 0:
             break
         module.data = list(base)
         for f in module.functions:
@@ -369,8 +374,12 @@ def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, e
             else:
                 f.facts["shared_named_first"] = named_first[f.name]
         try:
-            decompose_shared(obj, module, phantoms)
-            module.data += tail
+            decompose_shared(obj, module, phantoms, budget)
+        except NotImplementedError:
+            continue
+        module.data += tail
+        rebuilds += 1
+        try:
             _check_debug_shared(obj, module)
             return
         except NotImplementedError:
