@@ -17,7 +17,15 @@ compiled by ptxas here; the golden bytes are ptxas's).
 * kernel sections sort larger alignment first, then smaller size (gsh_sort_halving); with
   externs alone .nv_debug.shared is aligned 16 and bounds nothing (gsh_extern_align);
 * with externs declared, an object coloured for uncalled functions only gives every kernel a
-  section while .nv_debug.shared is aligned 16 (gsh_orphan_sections, gsh_orphan_align32).
+  section while .nv_debug.shared is aligned 16 (gsh_orphan_sections, gsh_orphan_align32);
+* nvcc code (gsh_nvcc.cu: tiled matmul, dynamic-shared reduction, a __noinline__ function's
+  __shared__ histogram called by two kernels, another's called by one later kernel, static and
+  dynamic shared memory with an unused array), compiled from tests/probes_gshared with
+  ``PWD=/proc/self/cwd nvcc -arch=compute_75 -ptx [-G] gsh_nvcc.cu`` (gsh_nvcc.ptx,
+  gsh_nvcc_G.ptx): a device function named first has its variable named where the data walk
+  would name a module one; the cap tells.
+
+Weak kernels (nvcc -G template instantiations) are declined (weak_entry.ptx).
 """
 
 from __future__ import annotations
@@ -117,3 +125,9 @@ def test_realistic_mercury_line_tables_reencode(ptxas_ok, target):
             assert encode_line_events(hdr, events) == s.data, s.name
             n += 1
     assert n >= 2
+
+
+def test_weak_kernel_declines(ptxas_ok):
+    data = _cubin("weak_entry", "sm_90")
+    with pytest.raises(NotImplementedError, match="weak kernel"):
+        decompose(read_cubin(data))

@@ -655,6 +655,18 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 raise NotImplementedError(f"-g: {u!r} reaches {d.name!r} before the first function naming shared memory, through no callee")
             users.append(callees[0])
         d.users = list(dict.fromkeys(users))
+    if cap_after is None or cap_after not in funcs or any(d.space == "shared" and cap_after in d.users for d in module.data):
+        return
+    # the function the cap follows names shared memory itself: a device function named first
+    # whose variable was read as a module one (its code section and the data walk name it at
+    # the same point: nvcc -G, __noinline__ warp_hist's `hist`) names one its kernels reach
+    reached_by_cap = {k for k in kernels if cap_after in reaches[k]}
+    for d in module.data:
+        if d.space == "shared" and d.scope is None and d.linkage != "extern" and d.users:
+            reached = {k for k in kernels if any(u in reaches[k] for u in d.users)}
+            if reached_by_cap <= reached:
+                d.users = [cap_after] + [u for u in d.users if u not in reached_by_cap]
+                return
 
 
 #: the name a dropped .shared variable gets (ptxas keeps none): nothing derived from it is named

@@ -741,10 +741,22 @@ class _Emitter:
             # a device function's variable is named in .nv_debug.shared's list, which is made
             # (and dropped when -g privatised everything) first (sh_rand14 -g)
             self.data_section(DEBUG_SHARED)
-        section = self.obj.find_section(where) if where != DEBUG_SHARED else self.data_section(DEBUG_SHARED)
-        if section is None:
-            raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
+        late = None
+        if where == DEBUG_SHARED:
+            section = self.data_section(DEBUG_SHARED)
+        elif self.debug and not self.rel and owner is not None and not owner.is_kernel:
+            # -g: a device function's variable privatised to a kernel made later is named
+            # after the function's code and placed at allocation (nvcc: a __noinline__
+            # function's __shared__ buffer, its only caller a later kernel)
+            section, late = self.shared_home(where, self.data_section(DEBUG_SHARED))
+        else:
+            found = self.obj.find_section(where)
+            if found is None:
+                raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
+            section = found
         self.data_symbols[name] = self.obj.new_symbol(name, info=0x0D if self.rel else 0x01, other=self.space_mark(d), section=section, value=value, size=d.size)
+        if late is not None:
+            self.late_shared.append((self.data_symbols[name], late))
 
     def scoped_symbols(self, fn: Function) -> None:
         """Name every .shared variable ``fn`` declares that has no symbol yet, in declaration
