@@ -25,6 +25,9 @@ compiled by ptxas here; the golden bytes are ptxas's).
   gsh_nvcc_G.ptx): a device function named first has its variable named where the data walk
   would name a module one; the cap tells.
 
+Module .shared variables are walked with the .global and .const ones in declaration order, in
+-g and -c builds alike (gsh_interleaved).
+
 Weak kernels (nvcc -G template instantiations) are declined (weak_entry.ptx).
 """
 
@@ -131,3 +134,11 @@ def test_weak_kernel_declines(ptxas_ok):
     data = _cubin("weak_entry", "sm_90")
     with pytest.raises(NotImplementedError, match="weak kernel"):
         decompose(read_cubin(data))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_interleaved_declarations_relocatable(ptxas_ok, target):
+    """-c walks `.shared m1; .global gout; .const c1; .shared m2` in that order too."""
+    data = _cubin("gsh_interleaved", target, "c")
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{target}: {off:#x} {where_in(read_cubin(data), off)}"

@@ -152,10 +152,9 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
     """Lay the module's variables out as ptxas does for its mode (module .shared variables
     have symbols in .nv_debug.shared in -c and -g builds only)."""
     mode = alloc_mode(module)
-    variables = [d for d in module.data if d.space in ("global", "const")]
-    module_shared = [d for d in module.data if d.space == "shared" and d.scope is None and d.linkage != "extern"]
-    if module_shared and mode is not Mode.WHOLE_PROGRAM:
-        variables += module_shared
+    # -c and -g walk module .shared variables with the others, in declaration order
+    shared_too = mode is not Mode.WHOLE_PROGRAM
+    variables = [d for d in module.data if d.space in ("global", "const") or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")]
     for v in variables:
         if v.linkage not in ("visible", "static"):
             raise NotImplementedError(f"data object {v.name!r}: {v.linkage} variables are not placed by the builder yet")
@@ -361,9 +360,11 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
     mode = alloc_mode(module)
     if mode is Mode.RELOCATABLE:
         _decompose_relocatable_shared(obj, module, sections + debug)
+        _declaration_order(obj, module)
         return
     if mode is Mode.DEBUG:
         _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget)
+        _declaration_order(obj, module)
         return
     if debug:
         raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
@@ -380,6 +381,23 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=[kernel], scope=kernel))
     if empty:
         module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
+
+
+def _declaration_order(obj: ElfObject, module: Module) -> None:
+    """-c and -g: ptxas walks module .shared variables with the .global and .const ones, in
+    declaration order (`.shared m1; .global gout; .const c1; .shared m2` -g and -c:
+    `.nv_debug.shared m1 .nv.global gout .nv.constant3 c1 m2`): the module variables that
+    have symbols take their places by symbol creation order; the others (unnamed dropped
+    variables, externs, function-scope ones) keep theirs."""
+    index = {y.name: i for i, y in enumerate(obj.symbols) if y.type != STT_SECTION and y.name}
+    slots = [
+        i
+        for i, d in enumerate(module.data)
+        if d.name in index and (d.space in ("global", "const") or (d.space == "shared" and d.scope is None and d.linkage != "extern"))
+    ]
+    ordered = sorted((module.data[i] for i in slots), key=lambda d: index[d.name])
+    for i, d in zip(slots, ordered):
+        module.data[i] = d
 
 
 def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
@@ -691,8 +709,8 @@ def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject
             for f in device:
                 yield [(DataObject(name, "shared", size, align, None, "static", users=[], scope=f), None)]
             for linkage in ("visible", "static"):
-                # before the module data (the walk), or among the shared objects (the sort)
-                for at in [0] + [i for i in range(len(base), len(base) + 1 + len(shared))]:
+                # anywhere among the module data (the walk, the sort's list order)
+                for at in range(len(base) + 1 + len(shared)):
                     yield [(DataObject(name, "shared", size, align, None, linkage, users=[], scope=None), at)]
     # two device functions' variables (each after its function's used ones: no place to guess)
     second = PHANTOM_NAME.format(n=1)
