@@ -137,8 +137,10 @@ def test_weak_kernel_declines(ptxas_ok):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_interleaved_declarations_relocatable(ptxas_ok, target):
-    """-c walks `.shared m1; .global gout; .const c1; .shared m2` in that order too."""
-    data = _cubin("gsh_interleaved", target, "c")
+@pytest.mark.parametrize("name", ["gsh_interleaved", "gsh_nvcc_G"])
+def test_relocatable_probes(ptxas_ok, name, target):
+    """-c walks `.shared m1; .global gout; .const c1; .shared m2` in that order too; debug PTX
+    keeps a device function's variable its PTX name, named right after the function's code."""
+    data = _cubin(name, target, "c")
     off = first_difference(semantic_roundtrip(data), data)
-    assert off is None, f"{target}: {off:#x} {where_in(read_cubin(data), off)}"
+    assert off is None, f"{name} {target}: {off:#x} {where_in(read_cubin(data), off)}"

@@ -439,6 +439,9 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
                         users[r.symbol.name].append(fname)
     current = None
     visible, internal = [], []
+    slots = [slot.text for slot in obj.strtab.slots]
+    position = {t: i for i, t in enumerate(slots)}
+    device = {f.name for f in module.functions if not f.is_kernel}
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             current = y.section.name[len(".text.") :]
@@ -449,16 +452,31 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             raise NotImplementedError(f"shared symbol {y.name!r}: weak variables are not modelled yet")
         if y.section.name.startswith(".nv.shared."):
             scope = y.section.name[len(".nv.shared.") :]
-        elif y.bind == STB_GLOBAL or not y.name.startswith("$__"):
+        elif y.bind == STB_GLOBAL:
             scope = None
-        else:
+        elif y.name.startswith("$__"):
             scope = current  # function scope: -c names them $__<name>__<PTX line>
+        elif current in device and _named_after_code(slots, position, current, y.name):
+            # debug PTX keeps the PTX name (nvcc -G: `_ZZ8only_onefE3buf`); a device
+            # function's variable is named right after its code section all the same
+            scope = current
+        else:
+            scope = None
         d = DataObject(y.name, "shared", y.size, y.value, None, "visible" if y.bind == STB_GLOBAL else "static", users=users.get(y.name, []), scope=scope)
         (visible if y.bind == STB_GLOBAL else internal).append(d)
     # extern (dynamic) .shared stays undefined; the linker places it (alignment not recorded)
     extern = [DataObject(y.name, "shared", 0, 1, None, "extern", users=users.get(y.name, [])) for y in externs]
     module.data.extend(visible + internal + extern)
     _hidden_first_reference(obj, module, {d.name: d for d in visible + internal})
+
+
+def _named_after_code(slots: Sequence[str], position: dict[str, int], function: str, name: str) -> bool:
+    """-c: whether ``name`` is among the names right after ``.text.<function>`` (a device
+    function's .shared variables, named before its .nv.info), rather than in the data walk."""
+    start, at = position.get(f".text.{function}"), position.get(name)
+    if start is None or at is None or at <= start:
+        return False
+    return not any(t.startswith((".nv.info.", ".text.", ".rel")) or t in _DATA_NAMES for t in slots[start + 1 : at])
 
 
 def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, DataObject]) -> None:
