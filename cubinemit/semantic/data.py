@@ -625,12 +625,25 @@ def _decompose_debug_shared(
     if coloured:
         assert debug is not None
         extern_users = {k for e in externs for k in e.users}
-        _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values, budget)
+        _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values, budget, obj)
     _direct_users(obj, module)
     layout = shared_layout(module, obj.sm)
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
+
+
+def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:
+    """Functions in creation order (their .text section symbols) and the one
+    .nv.reservedSmem.cap (or its tombstone) follows, None without a cap."""
+    texts: list[str] = []
+    cap_after = None
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            texts.append(y.section.name[len(".text.") :])
+        elif cap_after is None and texts and (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)):
+            cap_after = texts[-1]
+    return texts, cap_after
 
 
 def _direct_users(obj: ElfObject, module: Module) -> None:
@@ -643,13 +656,7 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
     variables are unused, and without any cap no function names shared memory (random -g
     probe: k1's only variable, unreferenced, and no relocation section to tell). Below sm_90
     the fact leaves no trace in the bytes."""
-    texts: list[str] = []
-    cap_after = None
-    for y in obj.symbols:  # creation order
-        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
-            texts.append(y.section.name[len(".text.") :])
-        elif cap_after is None and texts and (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)):
-            cap_after = texts[-1]
+    texts, cap_after = _cap_position(obj)
     if family_of(obj.sm) is Family.LEGACY:
         return
     funcs = {f.name: f for f in module.functions}
@@ -757,6 +764,7 @@ def _infer_coloured(
     expected: dict[str, tuple[int, int]],
     values: dict[str, int],
     budget: list[int] | None = None,
+    obj: ElfObject | None = None,
 ) -> None:
     """-g: declared alignments and users of the objects coloured into .nv_debug.shared.
 
@@ -797,7 +805,34 @@ def _infer_coloured(
             if k not in extern_users and section.nobits_size > base:
                 exact[k] = section.nobits_size
     end = {name: off + shared[name].size for name, off in coloured.items()}
-    allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k]] for o in order}
+    # from sm_90 on the cap says which functions name shared memory (:func:`_direct_users`):
+    # a kernel made before it without callees reaches no coloured object, and a device
+    # function it follows names one that every kernel reaching it reaches
+    funcs_by_name = {f.name: f for f in module.functions}
+
+    def reach(name: str) -> set[str]:
+        seen: set[str] = set()
+        stack = [name]
+        while stack:
+            n = stack.pop()
+            if n not in seen and n in funcs_by_name:
+                seen.add(n)
+                stack.extend(funcs_by_name[n].calls)
+        return seen
+
+    idle: set[str] = set()
+    cap_needs: set[str] | None = None
+    if obj is not None and family_of(obj.sm) is not Family.LEGACY:
+        texts, cap_after = _cap_position(obj)
+        early = texts[: texts.index(cap_after)] if cap_after is not None else texts
+        idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not funcs_by_name[k].calls}
+        cap_fn = funcs_by_name.get(cap_after or "")
+        if cap_fn is not None and not cap_fn.is_kernel and not any(d.space == "shared" and cap_fn.name in d.users for d in module.data):
+            cap_needs = {k for k in names if cap_fn.name in reach(k)} or None
+    allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
+    # objects whose kernels are known (privatised module objects, externs) may be the one
+    coloured_names = {o.name for o in order}
+    fixed_users = [d.users for d in module.data if d.space == "shared" and d.scope is None and d.name not in coloured_names]
     free = {o.name for o in order if shared[o.name].scope is None}
     # a kernel whose section ends at a coloured object's end must be among that object's
     # users: check it once the last object that ends there has been assigned
@@ -834,6 +869,8 @@ def _infer_coloured(
     choice: dict[str, frozenset[str]] = {}
 
     def matches() -> bool:
+        if cap_needs is not None and not any(cap_needs <= choice[o.name] for o in order if o.name in free) and not any(cap_needs <= set(u) for u in fixed_users):
+            return False
         trial = [attrs.evolve(o, users=choice[o.name], referenced=True) if o.name in free else o for o in objects]
         layout = allocate_debug_shared(trial, debug_kernels, base=base)
         got = {name: (sec.size, sec.align) for name, sec in layout.sections.items()}

@@ -34,7 +34,7 @@ from ..errors import ModelError
 from ..elf.order import header_order, relocated_banks, symbol_order
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
-from .model import DebugSection, Function, Module, Relocation
+from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..funcorder import PtxFunction
@@ -301,7 +301,7 @@ def decompose(obj: ElfObject) -> Module:
     from .data import decompose_data, decompose_shared
 
     decompose_data(obj, module)
-    shared_from = len(module.data)
+    pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
     shared_error: NotImplementedError | None = None
     try:
         decompose_shared(obj, module)
@@ -309,8 +309,8 @@ def decompose(obj: ElfObject) -> Module:
         if not module.device_debug or module.options.get("compile_only"):
             raise
         shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
-        del module.data[shared_from:]
-    shared_upto = len(module.data)
+        module.data[:] = pre_shared
+    after_shared = {id(d) for d in module.data}
     _nvinfo_facts(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
@@ -330,7 +330,8 @@ def decompose(obj: ElfObject) -> Module:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(merc)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
-        _settle_debug_shared(obj, module, shared_from, shared_upto, shared_error)
+        later = [d for d in module.data if id(d) not in after_shared]
+        _settle_debug_shared(obj, module, pre_shared, later, shared_error)
     return module
 
 
@@ -346,7 +347,7 @@ PHANTOM_REBUILDS = 64
 PHANTOM_SEARCH_STEPS = 1_000_000
 
 
-def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, error: NotImplementedError | None) -> None:
+def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None) -> None:
     """-g: check the shared memory decomposed (:func:`_check_debug_shared`); where it is not
     reproduced, try again assuming one .shared variable that ptxas dropped because no function
     references it (:func:`cubinemit.semantic.data.phantom_hypotheses`): ptxas still walks it
@@ -364,8 +365,6 @@ def _settle_debug_shared(obj: ElfObject, module: Module, start: int, end: int, e
                 raise  # -c drops nothing
             error = exc
     named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
-    base = module.data[:start]
-    tail = module.data[end:]
     budget = [PHANTOM_SEARCH_STEPS]
     rebuilds = 0
     for n, phantoms in enumerate(phantom_hypotheses(obj, module, base)):
