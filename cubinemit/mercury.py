@@ -1157,7 +1157,10 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             # and before an advance_line, a second advance_pc or a file switch (realistic
             # -lineinfo sm_100a .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`, a step
             # to 0x70 then a row at 0x80)
-            if follows_ext or (i < len(prog) and (prog[i] >= hdr.opcode_base or prog[i] in (2, 3, 4))):
+            # (after an extended opcode, not when a copy follows at once: `02 b001 01` is a
+            # row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
+            nxt = prog[i] if i < len(prog) else None
+            if (follows_ext and nxt != 1) or (nxt is not None and (nxt >= hdr.opcode_base or nxt in (2, 3, 4))):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)

@@ -23,7 +23,9 @@ compiled by ptxas here; the golden bytes are ptxas's).
   dynamic shared memory with an unused array), compiled from tests/probes_gshared with
   ``PWD=/proc/self/cwd nvcc -arch=compute_75 -ptx [-G] gsh_nvcc.cu`` (gsh_nvcc.ptx,
   gsh_nvcc_G.ptx): a device function named first has its variable named where the data walk
-  would name a module one; the cap tells.
+  would name a module one; the cap tells. gsh_ns.cu (namespace-scope __shared__ arrays, one
+  unused, one NVVM demotes into its only function; .global and .const data; extern shared),
+  compiled the same way (gsh_ns.ptx, gsh_ns_G.ptx).
 
 Module .shared variables are walked with the .global and .const ones in declaration order, in
 -g and -c builds alike (gsh_interleaved).
@@ -117,10 +119,16 @@ def test_realistic_debug_builds_roundtrip(ptxas_ok, target):
 
 
 @pytest.mark.parametrize("target", ("sm_100a", "sm_120"))
-def test_realistic_mercury_line_tables_reencode(ptxas_ok, target):
-    """No special opcode for a zero line step, and an advance_pc before an advance_line is a
-    step of its own (realistic -lineinfo, Mercury tables)."""
-    obj = read_cubin(_cubin("realistic_lineinfo", target, "lineinfo", HERE / "probes_rw"))
+@pytest.mark.parametrize("probe", [("realistic_lineinfo", HERE / "probes_rw"), ("lineinfo_ns", PROBES)], ids=lambda p: p[0])
+def test_mercury_line_tables_reencode(ptxas_ok, probe, target):
+    """No special opcode for a zero line step; an advance_pc before an advance_line is a step
+    of its own, one right before a copy after an extended opcode is not (nvcc -lineinfo,
+    Mercury tables: tests/probes_rw and lineinfo_ns.ptx, from gsh_ns.cu with -lineinfo)."""
+    name, where = probe
+    data = _cubin(name, target, "lineinfo", where)
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{name} {target}: {off:#x} {where_in(read_cubin(data), off)}"
+    obj = read_cubin(data)
     n = 0
     for s in obj.sections:
         if s.relocs is None and s.name.endswith((".debug_line", ".nv_debug_line_sass")) and s.data:
