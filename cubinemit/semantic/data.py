@@ -753,6 +753,10 @@ def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject
 COLOUR_SEARCH_LIMIT = 200_000
 
 
+class SearchBudgetExceeded(NotImplementedError):
+    """The search for coloured objects' users ran out of steps (not a proof that none fits)."""
+
+
 def _infer_coloured(
     module: Module,
     debug: Section,
@@ -883,7 +887,7 @@ def _infer_coloured(
         for users in candidates(o):
             budget[0] -= 1
             if budget[0] < 0:
-                raise NotImplementedError(f"-g: no users of the coloured objects found within {COLOUR_SEARCH_LIMIT} steps")
+                raise SearchBudgetExceeded(f"-g: no users of the coloured objects found within {COLOUR_SEARCH_LIMIT} steps")
             # greedy colouring: the lowest colour no object sharing a kernel holds yet
             taken = 0
             for k in users:

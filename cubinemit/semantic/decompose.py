@@ -344,7 +344,7 @@ def _names_debug_shared(obj: ElfObject) -> bool:
 #: may be rebuilt (those whose layout matches) and how many colour-search steps they share
 PHANTOM_LIMIT = 3000
 PHANTOM_REBUILDS = 64
-PHANTOM_SEARCH_STEPS = 1_000_000
+PHANTOM_SEARCH_STEPS = 400_000
 
 
 def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None) -> None:
@@ -354,8 +354,10 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     (the creation point of .nv_debug.shared) and sorts it with the others (the colouring order),
     and nothing else records it. The first hypothesis whose rebuild matches is kept; else the
     first failure is raised."""
-    from .data import decompose_shared, phantom_hypotheses
+    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses
 
+    if isinstance(error, SearchBudgetExceeded):
+        raise error  # too many kernels to search: a dropped variable would not make it cheaper
     if error is None:
         try:
             _check_debug_shared(obj, module)
