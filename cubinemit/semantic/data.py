@@ -871,12 +871,48 @@ def _infer_coloured(
     if budget is None:
         budget = [COLOUR_SEARCH_LIMIT]  # steps left, shared by the caller's attempts when given
     choice: dict[str, frozenset[str]] = {}
+    memo: dict[object, object] = {}  # the allocator's per-kernel placements, by section start
+
+    # a quick necessary condition before the allocator runs: a kernel that is no extern's user
+    # ends where its own and privatised objects end, placed from the end of the coloured
+    # objects it reaches (the allocator's rule), so its section size must come out of that
+    from ..alloc._common import by_alignment_then_size, sequential
+
+    coloured_set = {o.name for o in order}
+    private_items: dict[str, list[tuple[str, int, int]]] = {k.name: [(v.name, v.size, v.align) for v in k.own] for k in debug_kernels}
+    for o in objects:
+        if o.name not in coloured_set and not o.extern and o.referenced and len(o.users) == 1:
+            (only,) = o.users
+            if only in private_items:
+                private_items[only].append((o.name, o.size, o.align))
+    sorted_items = {k: list_sort(items, by_alignment_then_size) for k, items in private_items.items()}
+    checked = [k for k in names if f".nv.shared.{k}" in expected and k not in extern_users]
+    ends: dict[tuple[str, int], int] = {}
+
+    def quick() -> bool:
+        for k in checked:
+            start = base
+            for o in order:
+                if k in choice[o.name] and end[o.name] > start:
+                    start = end[o.name]
+            if sorted_items[k]:
+                key = (k, start)
+                if key not in ends:
+                    ends[key] = sequential(sorted_items[k], start)[1]
+                static = ends[key]
+            else:
+                static = start
+            if static != expected[f".nv.shared.{k}"][0]:
+                return False
+        return True
 
     def matches() -> bool:
         if cap_needs is not None and not any(cap_needs <= choice[o.name] for o in order if o.name in free) and not any(cap_needs <= set(u) for u in fixed_users):
             return False
+        if not quick():
+            return False
         trial = [attrs.evolve(o, users=choice[o.name], referenced=True) if o.name in free else o for o in objects]
-        layout = allocate_debug_shared(trial, debug_kernels, base=base)
+        layout = allocate_debug_shared(trial, debug_kernels, base=base, memo=memo)
         got = {name: (sec.size, sec.align) for name, sec in layout.sections.items()}
         return got == expected and all(layout.symbols.get(n, (None, None))[1] == v for n, v in values.items())
 
