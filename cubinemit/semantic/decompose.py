@@ -404,8 +404,11 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
     except ModelError as exc:
         raise NotImplementedError(f"-g shared memory not reproduced: {exc}") from None
 
-    def names(o: ElfObject) -> tuple[bytes, bytes, list[tuple[str, int, int]]]:
-        return o.shstrtab.layout()[0], o.strtab.layout()[0], [(y.name, y.value, y.size) for y in o.symbols]
+    def names(o: ElfObject) -> tuple[bytes, bytes, list[tuple[str, int, int, object]]]:
+        # symbols with their section too: a privatised object moved to its kernel's section
+        # late (or not) keeps its name and value either way
+        symbols = [(y.name, y.value, y.size, y.section.name if y.section is not None else y.shndx) for y in o.symbols]
+        return o.shstrtab.layout()[0], o.strtab.layout()[0], symbols
 
     for what, ours, theirs in zip(("section names", "string table", "symbols"), names(rebuilt), names(obj)):
         if ours != theirs:
