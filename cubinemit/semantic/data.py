@@ -17,7 +17,10 @@ Shared memory: a variable's users (the functions whose code references it) and i
 function declaring it) are leaf data; :func:`shared_layout` runs cubinemit.alloc.shared for the
 build mode. Decomposition recovers what each mode records: whole-program builds keep only
 section sizes (one object per kernel), -c builds every variable's symbol and the relocations
-that name it, -g builds the placement of kernel-private objects.
+that name it, -g builds the placement of kernel-private objects and of coloured ones (their
+users searched for), and the traces of variables ptxas dropped (no function references them:
+they are walked and sorted, never named). -c and -g walk module .shared variables with the
+.global and .const ones, in declaration order.
 """
 
 from __future__ import annotations

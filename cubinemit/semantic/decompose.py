@@ -324,8 +324,8 @@ def decompose(obj: ElfObject) -> Module:
         for clone in obj.sections:
             if clone.mercury and clone.name in merc.lines:
                 # the rows are leaf data, their encoding ptxas's: decline where the encoder
-                # does not give the table back (realistic -g sm_100a: `02 10 01` for a row a
-                # special opcode would encode, an advance_pc before an advance_line)
+                # does not give the table back (none left in the probe cache; before the
+                # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(merc)
@@ -349,11 +349,13 @@ PHANTOM_SEARCH_STEPS = 400_000
 
 def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None) -> None:
     """-g: check the shared memory decomposed (:func:`_check_debug_shared`); where it is not
-    reproduced, try again assuming one .shared variable that ptxas dropped because no function
-    references it (:func:`cubinemit.semantic.data.phantom_hypotheses`): ptxas still walks it
-    (the creation point of .nv_debug.shared) and sorts it with the others (the colouring order),
-    and nothing else records it. The first hypothesis whose rebuild matches is kept; else the
-    first failure is raised."""
+    reproduced, try again assuming .shared variables that ptxas dropped because no function
+    references them (one, then two device functions': :func:`cubinemit.semantic.data.
+    phantom_hypotheses`): ptxas still walks them (the creation point of .nv_debug.shared) and
+    sorts them with the others (the colouring order), and nothing else records them. The first
+    hypothesis whose rebuild matches is kept; else the first failure is raised. Bounded by
+    PHANTOM_LIMIT hypotheses, PHANTOM_REBUILDS rebuilds and PHANTOM_SEARCH_STEPS steps of the
+    colour search."""
     from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses
 
     if isinstance(error, SearchBudgetExceeded):
