@@ -18,6 +18,9 @@ compiled by ptxas here; the golden bytes are ptxas's).
   externs alone .nv_debug.shared is aligned 16 and bounds nothing (gsh_extern_align);
 * with externs declared, an object coloured for uncalled functions only gives every kernel a
   section while .nv_debug.shared is aligned 16 (gsh_orphan_sections, gsh_orphan_align32);
+* from sm_90 on a kernel's own variables are named once .rel and .rela are both asked for,
+  even when a call's return address asked .rela first, and the kernel the cap follows uses
+  them (gsh_call_first);
 * nvcc code (gsh_nvcc.cu: tiled matmul, dynamic-shared reduction, a __noinline__ function's
   __shared__ histogram called by two kernels, another's called by one later kernel, static and
   dynamic shared memory with an unused array), compiled from tests/probes_gshared with

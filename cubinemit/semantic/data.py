@@ -667,6 +667,14 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
     for d in module.data:
         if d.space == "shared" and d.scope in early and d.scope in funcs and funcs[d.scope].is_kernel:
             d.users = []
+    capped = funcs.get(cap_after or "")
+    if capped is not None and capped.is_kernel and not any(d.space == "shared" and capped.name in d.users for d in module.data):
+        # the kernel the cap follows names shared memory itself: its own variables, read as
+        # unused from their late names, are used (nvcc -G layernorm_smem: `partial`, named
+        # after .rela/.rel.text.k, the cap right after .nv.shared.k)
+        for d in module.data:
+            if d.space == "shared" and d.scope == capped.name:
+                d.users = [capped.name]
 
     def reach(name: str) -> set[str]:
         seen: set[str] = set()

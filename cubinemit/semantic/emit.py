@@ -320,8 +320,10 @@ class _Emitter:
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
             # is asked for (shared_module/sh_callgraph -g: `.rel.text.k1 k1a .rela.text.k1`
-            # below sm_90, after both names from sm_90 on), used ones first
-            if asked:
+            # below sm_90, after both names from sm_90 on, even when a return address asked
+            # .rela first: nvcc -G layernorm_smem `.rela.text.k .rel.text.k partial`), used
+            # ones first
+            if asked and (legacy or ".rel" in asked):
                 for name in own:
                     self.scoped_symbol(name)
 
