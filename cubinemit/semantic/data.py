@@ -341,7 +341,7 @@ def _shared_module(module: Module) -> SharedModule | None:
 Phantom = tuple[DataObject, "int | None"]
 
 
-def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None) -> None:
+def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None, walk_stop: str | None = None) -> None:
     """Whole-program shared memory: ptxas privatises what each kernel reaches and keeps no
     symbol, so a kernel's static shared memory is one object of its section's size past the
     reserved base and of its alignment (what a backend that placed its own variables knows).
@@ -366,7 +366,7 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         _declaration_order(obj, module)
         return
     if mode is Mode.DEBUG:
-        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget)
+        _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget, walk_stop)
         _declaration_order(obj, module)
         return
     if debug:
@@ -502,21 +502,17 @@ def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, Da
 _DATA_NAMES = frozenset({GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED, ".nv.constant.user", ".nv.constant.pic"})
 
 
-def _decompose_debug_shared(
-    obj: ElfObject, module: Module, sections: list[Section], debug: Section | None, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None
-) -> None:
-    """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
-    several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
-    module variable is not recorded once ptxas resolved the references: it is searched for
-    (:func:`_infer_coloured`). Rebuilt: module variables (named in the data walk),
-    device functions' variables (named right after their function's code section) and the
-    kernels' own variables, with alignments inferred from the kernel sections; extern
-    (dynamic) shared memory sits in .nv_debug.shared after the static bytes of its kernels."""
+def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple[set[str], list[str]]:
+    """-g: the names of the data walk, and those of them that live in a kernel's section
+    (module variables privatised to it), in walk order. ``stop``: a name the walk is taken to
+    end before (the kernel's own variable, named first by its code, that it reads as a module
+    one below sm_90, where no cap tells: a retry of :func:`_settle_debug_shared`)."""
     data_names = {y.name for y in obj.symbols if y.section is not None and (y.section.name in _DATA_NAMES)}
     slots = [slot.text for slot in obj.strtab.slots]
     # the data walk: the names right after the first data section's, while they are data
     first_data = next((i for i, t in enumerate(slots) if t in _DATA_NAMES), None)
     walk: set[str] = set()
+    shared_names: list[str] = []
     # from sm_90 on .nv.reservedSmem.cap (or its tombstone) follows the walk when the first
     # function names shared memory: what comes after it is not walked (random -g probe:
     # `o:gout <cap> o:k0v1 ~.rel.text.k0`, k0v1 k0's own variable)
@@ -538,10 +534,32 @@ def _decompose_debug_shared(
             # a module variable privatised to a kernel, named in the walk: the walk made
             # .nv_debug.shared before it; else it is the kernel's own variable its code names
             # first (random -g probe: `S:.nv.global o:gout o:k0v0 ~.rel.text.k0`)
-            if DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") and y.section.name not in idle for y in obj.symbols):
+            if t != stop and DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") and y.section.name not in idle for y in obj.symbols):
                 walk.add(t)
+                shared_names.append(t)
                 continue
             break
+    return walk, shared_names
+
+
+def _decompose_debug_shared(
+    obj: ElfObject,
+    module: Module,
+    sections: list[Section],
+    debug: Section | None,
+    phantoms: Sequence[Phantom] = (),
+    budget: list[int] | None = None,
+    walk_stop: str | None = None,
+) -> None:
+    """-g: objects one kernel reaches are privatised to its section (at their offsets), objects
+    several kernels reach are coloured into .nv_debug.shared. Which kernel reaches a coloured
+    module variable is not recorded once ptxas resolved the references: it is searched for
+    (:func:`_infer_coloured`). Rebuilt: module variables (named in the data walk),
+    device functions' variables (named right after their function's code section) and the
+    kernels' own variables, with alignments inferred from the kernel sections; extern
+    (dynamic) shared memory sits in .nv_debug.shared after the static bytes of its kernels."""
+    slots = [slot.text for slot in obj.strtab.slots]
+    walk, _ = _data_walk(obj, module, walk_stop)
     kernels = {s.name[len(".nv.shared.") :]: s for s in sections}
     device = {f.name for f in module.functions if not f.is_kernel}
     # a kernel's own variable named after the last relocation section ptxas asked for is one
@@ -725,6 +743,11 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
 
 #: the name a dropped .shared variable gets (ptxas keeps none): nothing derived from it is named
 PHANTOM_NAME = "$dropped_shared{n}"
+
+
+def walked_in_kernel_sections(obj: ElfObject, module: Module) -> list[str]:
+    """-g: the walk's names that live in kernel sections, in walk order (see :func:`_data_walk`)."""
+    return _data_walk(obj, module)[1]
 
 
 def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject]) -> Iterator[list[Phantom]]:

@@ -7,6 +7,7 @@ target. Everything the builder derives is dropped.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from typing import TYPE_CHECKING
@@ -356,7 +357,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     hypothesis whose rebuild matches is kept; else the first failure is raised. Bounded by
     PHANTOM_LIMIT hypotheses, PHANTOM_REBUILDS rebuilds and PHANTOM_SEARCH_STEPS steps of the
     colour search."""
-    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses
+    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses, walked_in_kernel_sections
 
     if isinstance(error, SearchBudgetExceeded):
         raise error  # too many kernels to search: a dropped variable would not make it cheaper
@@ -371,7 +372,13 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
     budget = [PHANTOM_SEARCH_STEPS]
     rebuilds = 0
-    for n, phantoms in enumerate(phantom_hypotheses(obj, module, base)):
+    # first: the walk ends earlier, the rest of its names in kernel sections being the kernels'
+    # own variables their code names first (below sm_90 nothing tells them apart: random -g
+    # probe r5006 sm_75, `.nv_debug.shared .nv.global gout k0v0 .rel.text.k0`); then dropped
+    # variables
+    stops = walked_in_kernel_sections(obj, module)
+    hypotheses = [((), stop) for stop in reversed(stops)]
+    for n, (phantoms, stop) in enumerate(itertools.chain(hypotheses, ((p, None) for p in phantom_hypotheses(obj, module, base)))):
         if n >= PHANTOM_LIMIT or rebuilds >= PHANTOM_REBUILDS or budget[0] <= 0:
             break
         module.data = list(base)
@@ -381,7 +388,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
             else:
                 f.facts["shared_named_first"] = named_first[f.name]
         try:
-            decompose_shared(obj, module, phantoms, budget)
+            decompose_shared(obj, module, phantoms, budget, stop)
         except NotImplementedError:
             continue
         module.data += tail
