@@ -40,14 +40,15 @@ the functions are walked in *G* order (each one's address uses in code order, se
   reverse creation order. Children of a function: its direct callees in order of first call
   site, followed, when it takes an address or makes an indirect call, by all of *X*; children are
   visited last to first. A function is emitted after its children.
-* **not modelled**: when the module takes the address of a function, the whole-program, ``-g``
-  and ``-c -O0`` builds put the functions in an order that depends only on their number and
-  positions (not on names, bodies or parameters; e.g. the taker comes first) but that no rule
-  here reproduces (it interleaves the others by the low bits of their positions, like a hash
-  table iterated in bucket order); the DFS builds are unaffected. :func:`function_order`
-  raises :class:`UnmodelledOrder` there unless the order is forced (at most one function with
-  a ``.text``). :func:`callgraph` and :func:`prototypes` take the order as an input and stay
-  exact there.
+* **address taking** (whole program, ``-g``, ``-c -O0``): when the module takes the address of a
+  function (in code or in a variable's initializer), ptxas sorts the list above with equal keys,
+  which shuffles it by a rule of its length alone: entry *i* is the list's element
+  ``reversed(alloc.params.debug_slot_permutation(n))[i]`` (the permutation of ptxas's -g
+  texture-handle table, read backwards: 2 functions keep their order, 3 give 1 2 0, 4 give
+  2 0 3 1). The functions that take an address or call through a pointer (in whole program:
+  the kernels that reach one) then move to the front, keeping their shuffled order. Measured
+  on 2-16 functions in every such mode and target (tests/funcorder_probes fo_shuffle_*,
+  tests/probes_fp); the DFS builds are unaffected.
 * A PTX ``.target sm_XX, debug`` (nvcc -G) acts as ``-g`` whatever the options
   (:attr:`Mode.ptx_debug`).
 
@@ -90,7 +91,7 @@ appended on sm_80 and later (none on sm_75).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, get_args
 
 import attrs
@@ -165,6 +166,15 @@ SYSCALLS: frozenset[str] = frozenset(
     cnpLaunchDeviceV2 cudaGraphLaunch""".split()
 )
 
+
+def is_syscall(name: str) -> bool:
+    """A PTX-level syscall (:data:`SYSCALLS`), or one ptxas calls itself: ``__cuda_syscall_*``
+    (sm_120 lowers ``cp.async.bulk`` to an extern ``__cuda_syscall_cp_async_bulk_unicast``,
+    whose -c signature carries :data:`SYSCALL_ABI` like the others: ``#vllill|12p4r20sRx...``,
+    tests/probes_rw/realistic_sm90 and tests/nvinfo/probes/builder/kitchen90, sm_120 -c)."""
+    return name in SYSCALLS or name.startswith("__cuda_syscall_")
+
+
 #: What a syscall's signature string carries after ``|`` on sm_80 and later.
 SYSCALL_ABI = "12p4r20sRx" + "0" * 60 + "fff9"
 
@@ -180,7 +190,7 @@ _TYPE_CODE = {
 }
 
 
-class UnmodelledOrder(ModelError):
+class UnmodelledOrder(ModelError):  # kept for callers: no order is unmodelled today
     """ptxas orders these functions in a way this module does not reproduce (see module doc)."""
 
 
@@ -241,6 +251,9 @@ class PtxFunction:
     params: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     returns: tuple[Param, ...] = attrs.field(default=(), converter=_params)
     call_prototypes: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    #: the function's address is in the initializer of a module variable no function body
+    #: references (a library's table of entry points): taken, by no function
+    taken_by_data: bool = False
 
     @property
     def is_static(self) -> bool:
@@ -365,9 +378,16 @@ def g_order(functions: Sequence[PtxFunction]) -> list[str]:
 
 
 def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
-    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G* order."""
+    """*X*: address-taken functions by first use (``address_uses``), functions walked in *G*
+    order; then those only module data takes, in *G* order."""
     table = _table(functions)
-    return _first(t for name in g_order(functions) for t in _uses(table[name]))
+    by_code = _first(t for name in g_order(functions) for t in _uses(table[name]))
+    return _first([*by_code, *(n for n in g_order(functions) if table[n].taken_by_data)])
+
+
+def _taken(functions: Sequence[PtxFunction]) -> set[str]:
+    """Every function whose address something takes (a body, or module data alone)."""
+    return {t for f in functions for t in f.address_taken} | {f.name for f in functions if f.taken_by_data}
 
 
 def _uses(f: PtxFunction) -> tuple[str, ...]:
@@ -381,28 +401,57 @@ def _has_text(f: PtxFunction, mode: Mode) -> bool:
 
 
 def order_is_modelled(functions: Sequence[PtxFunction], mode: Mode) -> bool:
-    """False where ptxas uses the order this module does not reproduce (see module doc)."""
+    """Whether :func:`function_order` reproduces ptxas here (every module today)."""
     _table(functions)
-    if not mode.whole_program and not mode.creation_style:
-        return True
-    if not any(f.address_taken for f in functions):
-        return True
-    return sum(_has_text(f, mode) for f in functions) <= 1
+    return True
+
+
+def _shuffled(names: list[str], table: dict[str, PtxFunction], whole_program: bool) -> list[str]:
+    """The order of a whole-program, -g or -c -O0 module that takes a function's address (by
+    code or in a variable's initializer): ptxas sorts its list of functions with equal keys, which
+    shuffles them by a rule of their number alone (the reverse of
+    alloc.params.debug_slot_permutation, the -g texture-handle order), and the functions that
+    take addresses or call through a pointer sort first (tests/funcorder_probes fo_shuffle_*;
+    measured on 2-16 functions, -g, -c -O0 and whole program, every target)."""
+    from .alloc.params import debug_slot_permutation
+
+    out = [names[j] for j in reversed(debug_slot_permutation(len(names)))]
+    takers = [n for n in out if n in _takers(table, whole_program)]
+    return takers + [n for n in out if n not in set(takers)]
+
+
+def _takers(table: dict[str, PtxFunction], whole_program: bool) -> set[str]:
+    """The functions that take an address or call through a pointer; in whole-program builds a
+    kernel counts when a function inlined into it does (fo_random_fptr: K1 and K3 only call such
+    functions and still lead K0)."""
+    direct = {n for n, f in table.items() if f.address_taken or f.has_indirect_call}
+    if not whole_program:
+        return direct
+    out = set()
+    for name in table:
+        seen, stack = {name}, [name]
+        while stack:
+            cur = stack.pop()
+            if cur in direct:
+                out.add(name)
+                break
+            for c in table[cur].calls:
+                if c in table and c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+    return out
 
 
 def function_order(functions: Sequence[PtxFunction], mode: Mode) -> list[str]:
     """The functions that get a ``.text``, in ptxas's order (see module doc for the rules)."""
     table = _table(functions)
-    if not order_is_modelled(functions, mode):
-        raise UnmodelledOrder(
-            "the module takes a function's address: whole-program, -g and -c -O0 builds then "
-            "order functions in a way that is not modelled"
-        )
     if mode.whole_program:
-        return [f.name for f in reversed(functions) if _has_text(f, mode)]
-    if mode.creation_style:
-        return [n for n in g_order(functions) if table[n].is_defined]
-    return _dfs_order(functions, table)
+        order = [f.name for f in reversed(functions) if _has_text(f, mode)]
+    elif mode.creation_style:
+        order = [n for n in g_order(functions) if table[n].is_defined]
+    else:
+        return _dfs_order(functions, table)
+    return _shuffled(order, table, mode.whole_program) if _taken(functions) else order
 
 
 def _dfs_order(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
@@ -463,7 +512,7 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
             for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
 
     for i, name in enumerate(order):
         created.setdefault(name, None)
@@ -529,7 +578,7 @@ def callgraph(
         return CallGraph(edges)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
 
     def takes(name: str) -> list[str]:
         seq = table[name].address_taken
@@ -586,7 +635,7 @@ def signature(function: PtxFunction, sm: int) -> str:
         raise ModelError(f"function {function.name!r}: more than one return parameter")
     ret = function.returns[0].code() if function.returns else "v"
     text = "#" + ret + "".join(p.code() for p in function.params)
-    if function.linkage == "extern" and function.name in SYSCALLS and sm >= 80:
+    if function.linkage == "extern" and is_syscall(function.name) and sm >= 80:
         text += "|" + SYSCALL_ABI
     return text
 
@@ -597,7 +646,7 @@ def prototypes(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str
         return []
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
-    taken = {t for f in functions for t in f.address_taken}
+    taken = _taken(functions)
     kinds = ("visible", "weak", "extern", "builtin") if mode.creation_style else ("visible", "weak", "extern")
     return [
         Prototype(n, signature(table[n], sm))
@@ -647,6 +696,7 @@ def declaration_order_from(
     *,
     hint: Sequence[str] = (),
     budget: int = 20000,
+    symbols: Sequence[str] | None = None,
 ) -> list[PtxFunction]:
     """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
 
@@ -668,6 +718,10 @@ def declaration_order_from(
       comes may stand almost anywhere; the root sequence found first (longest DFS blocks first,
       the other functions in ``hint`` order) is used, and the relative order of the address-taking functions (which decides the order
       X is visited in) is searched.
+
+    ``symbols``: the function symbols in ``.symtab`` order as the cubin has them (relocatable
+    and -g builds); a candidate must give them too (:func:`symbol_order`), so the search goes on
+    where the hint alone picks a creation order that names them otherwise.
 
     Raises :class:`UnmodelledOrder` for the cases :func:`function_order` does not model, and
     :class:`ModelError` when no order is found (``budget`` bounds the search).
@@ -693,15 +747,29 @@ def declaration_order_from(
         else:
             named += [n for n in users if n not in set(named)]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
-        if function_order(cand, mode) == want:
+        if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
             return cand
         return None
 
-    found: list[PtxFunction] | None
-    if mode.whole_program:
-        found = finish(list(reversed(want)))
-    elif mode.creation_style:
-        found = _inverse_g(want, table, finish)
+    found: list[PtxFunction] | None = None
+    if mode.whole_program or mode.creation_style:
+        # an address-taking module's order is shuffled: try every unshuffled list
+        bases = [want]
+        if _taken(funcs):
+            # an unshuffled list that keeps the hinted functions (address-taken ones in creation
+            # order, then prototypes) in their order is tried first
+            def disorder(base: list[str]) -> int:
+                ranks = [hint_rank[n] for n in (reversed(base) if mode.whole_program else base) if n in hint_rank]
+                return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
+
+            bases = sorted(_unshuffled(want, table, budget, mode.whole_program), key=disorder)
+        for base in bases:
+            if mode.whole_program:
+                found = finish(list(reversed(base)))
+            elif all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:])):
+                found = _inverse_g(base, table, finish)  # a G order: non-static, then static
+            if found is not None:
+                break
     else:
         found = _inverse_dfs(want, funcs, table, finish, budget, hint_rank)
     if found is None:
@@ -755,6 +823,28 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
                 return None
             bodies.append(n)
     return bodies
+
+
+def _unshuffled(order: list[str], table: dict[str, PtxFunction], budget: int, whole_program: bool) -> Iterator[list[str]]:
+    """Every list :func:`_shuffled` turns into ``order``: the takers lead ``order``, and each
+    choice of their places in the permuted list gives one (at most ``budget``)."""
+    from .alloc.params import debug_slot_permutation
+
+    n = len(order)
+    lead = _takers(table, whole_program)
+    k = sum(1 for x in order if x in lead)
+    takers, others = order[:k], order[k:]
+    if any(x in lead for x in others):
+        return
+    source = list(reversed(debug_slot_permutation(n)))  # permuted slot i holds base[source[i]]
+    for places in itertools.islice(itertools.combinations(range(n), k), budget):
+        first, rest = iter(takers), iter(others)
+        chosen = set(places)
+        permuted = [next(first) if i in chosen else next(rest) for i in range(n)]
+        base = [""] * n
+        for i, j in enumerate(source):
+            base[j] = permuted[i]
+        yield base
 
 
 def _inverse_g(order: list[str], table: dict[str, PtxFunction], finish: _Finish) -> list[PtxFunction] | None:

@@ -225,6 +225,11 @@ class FunctionFacts:
     pc: Mapping[int, int] = attrs.field(factory=dict)
     sizes: Mapping[str, int] = attrs.field(factory=dict)
     extra_relocs: tuple[MercReloc, ...] = ()
+    #: relocated instructions whose Mercury offset differs from ``pc`` at the same SASS offset:
+    #: Mercury may put an instruction of its own first, so the function's entry (its symbol,
+    #: ``pc[0] == 0``) and its first SASS instruction part (a -c weak function whose first
+    #: instruction reads a .const variable: tests/probes_lib lib_calls, sm_100a)
+    insn: Mapping[int, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -264,6 +269,12 @@ class MercuryFacts:
             return self.functions[func].pc[offset]
         except KeyError:
             raise MercuryError(f"no Mercury address for SASS offset {offset:#x} of {func}") from None
+
+    def insn_pc(self, func: str, offset: int) -> int:
+        """The Mercury offset of the relocated instruction at SASS ``offset``."""
+        ff = self.functions.get(func)
+        moved = ff.insn.get(offset) if ff is not None else None
+        return self.pc(func, offset) if moved is None else moved
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -424,6 +435,7 @@ _DROPPED = frozenset({0x19, 0x0A, 0x36, 0x15, 0x16})  # CBANK_PARAM_SIZE PARAM_C
 _CUDA_API_VERSION = 0x37
 _FINALIZER_OPTIONS = 0x5A
 _FRAME_SIZE = 0x11
+_MIN_STACK_SIZE = 0x12
 _OFFSET_LISTS = frozenset(int(a) for a in OFFSET_ATTRS)
 _MBARRIER = 0x39
 _ANNOTATIONS = 0x55
@@ -476,7 +488,9 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
     per_function = original.name.startswith(".nv.info.")
     owner = _text_owner(original.info) if per_function and isinstance(original.info, Section) else None
     out = bytearray()
-    for w in iter_wire_records(original.data, section=original.name):
+    records = list(iter_wire_records(original.data, section=original.name))
+    frames = dict(struct.unpack("<II", w.body) for w in records if w.code == _FRAME_SIZE and not per_function)
+    for w in records:
         body = w.body
         if per_function:
             if w.code in _DROPPED:
@@ -485,10 +499,13 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
             if positions:
                 assert owner is not None
                 body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
-        elif w.code == _FRAME_SIZE:
-            sym_index, _ = struct.unpack("<II", body)
+        elif w.code in (_FRAME_SIZE, _MIN_STACK_SIZE):
+            sym_index, value = struct.unpack("<II", body)
             name = obj.symbols[sym_index - 1].name
-            if name in facts.frame_sizes:
+            # a bounded MIN_STACK_SIZE is the function's frame, so it follows the Mercury one
+            # (texquery sm_100a: $k_local$with_local 0x40 -> 0; UNBOUNDED, or a stack deeper
+            # than the frame, stays)
+            if name in facts.frame_sizes and (w.code == _FRAME_SIZE or value == frames.get(sym_index)):
                 body = struct.pack("<II", sym_index, facts.frame_sizes[name])
         out += _wire(w.fmt, w.code, body)
         if per_function and w.code == _CUDA_API_VERSION:
@@ -554,14 +571,61 @@ def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) 
     return emitted[::-1]
 
 
-def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
+def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[list[int]]]]:
+    """The callees' jump tables in ``.nv.constant2.<owner>`` of a -g kernel whose own code has
+    none: (callee, start offset, its tables in record order) for every function the kernel
+    reaches that has INDIRECT_BRANCH_TARGETS and no bank of its own, in reverse .text order
+    (ptxas fills the late bank walking the functions backwards: jumptable -g, every target:
+    dev_static_jt, dev_weak_jt, dev_jt), each callee's tables back to back. Empty when
+    ``owner`` has branch targets of its own, reaches no such callee, or the bank is not that
+    layout (the decomposer declines a late bank then)."""
+    from .elf.order import header_order, symbol_order
+    from .nvinfo import decode_callgraph
+
+    bank = obj.find_section(".nv.constant2." + owner)
+    graph_sec = obj.find_section(".nv.callgraph")
+    if bank is None or graph_sec is None or _branch_targets(obj, owner):
+        return []
+    names = [""] + [y.name for y in symbol_order(obj)]
+    calls: dict[str, list[str]] = {}
+    for edge in decode_callgraph(graph_sec.data, symbol_name=lambda i: names[i]).calls:
+        calls.setdefault(edge.caller, []).append(edge.callee)
+    reached: set[str] = set()
+    todo = [owner]
+    while todo:
+        for callee in calls.get(todo.pop(), ()):
+            if callee not in reached:
+                reached.add(callee)
+                todo.append(callee)
+    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    blocks: list[tuple[str, int, list[list[int]]]] = []
+    at = 0
+    for callee in reversed(texts):
+        if callee in reached and callee != owner and obj.find_section(".nv.constant2." + callee) is None:
+            tables = _branch_tables(obj, callee)
+            if tables:
+                blocks.append((callee, at, tables))
+                at += 4 * sum(len(t) for t in tables)
+    if not blocks:
+        return []
+    words = b"".join(struct.pack(f"<{len(t)}I", *t) for _, _, tables in blocks for t in tables)
+    return blocks if words == bank.data else []
+
+
+def _optimizer_relocs(
+    obj: ElfObject, bank: Section, facts: MercuryFacts, function_order: Sequence[str] | None = None
+) -> tuple[bytes, list[tuple[int, Symbol, int, int]]]:
     """``.nv.constant2.<f>`` (``.nv.constant.optimizer.<f>``) for Mercury: its code addresses
     zeroed and turned into relocations (offset, symbol, type, addend).
 
     A u32 that is a target of the function's BRX (INDIRECT_BRANCH_TARGETS) is a jump-table entry:
     PROG_REL32 against the function, addend its Mercury address; these come in descending offset
     order. A u64 equal to the entry offset of a whole-program clone ``$f$g`` (a function address
-    table) is PROG_REL64 against the clone, addend 0, in ascending order."""
+    table) is PROG_REL64 against the clone, addend 0, in the module's G order of the functions
+    copied (``function_order``: non-static functions in declaration order, then static ones;
+    funcorder.g_order), whatever their place in the table: ftab with f_three declared first
+    lists f_three@24 f_one@8 f_two@16; fo_fptr's indirect-call table op_b@24 (visible) op_a@16
+    op_c@8 (static); sm_100a, sm_120. Without it, in ascending offset order."""
     data = bytearray(bank.data)
     owner = bank.name[len(".nv.constant2.") :]
     func = next((y for y in obj.symbols if y.name == owner and y.type == STT_FUNC), None)
@@ -581,6 +645,23 @@ def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tup
             rank = {off: k for k, off in enumerate(order)}
             relocs.sort(key=lambda r: rank[r[0]])
         return bytes(data), relocs
+    blocks = late_bank_blocks(obj, owner)
+    if blocks:
+        # a -g kernel's late bank of its callees' jump tables: each callee's block relocated
+        # against that callee (PROG_REL32, addend its Mercury address), blocks in bank order,
+        # each in the order of a bank of its own (jumptable -g, sm_100+: dev_static_jt 4, 0;
+        # dev_weak_jt 20..8; dev_jt 36..24)
+        for callee, start, tables in blocks:
+            sym = next(y for y in obj.symbols if y.name == callee and y.type == STT_FUNC)
+            size = 4 * sum(len(t) for t in tables)
+            block = bank.data[start : start + size]
+            order = _jump_table_order(block, tables, list(range(0, size, 4)))
+            assert order is not None
+            for off in order:
+                (v,) = struct.unpack_from("<I", bank.data, start + off)
+                relocs.append((start + off, sym, _M["PROG_REL32"], facts.pc(callee, v)))
+                struct.pack_into("<I", data, start + off, 0)
+        return bytes(data), relocs
     clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
     for off in range(0, len(bank.data) - 7, 8):
         (v,) = struct.unpack_from("<Q", bank.data, off)
@@ -588,6 +669,12 @@ def _optimizer_relocs(obj: ElfObject, bank: Section, facts: MercuryFacts) -> tup
         if target is not None:
             relocs.append((off, target, _M["PROG_REL64"], 0))
             struct.pack_into("<Q", data, off, 0)
+    if function_order is not None and relocs:
+        rank = {n: i for i, n in enumerate(function_order)}
+        prefix = len(f"${owner}$")
+        if any(r[1].name[prefix:] not in rank for r in relocs):
+            raise MercuryError(f"{bank.name}: a function-address table entry outside the function order")
+        relocs.sort(key=lambda r: rank[r[1].name[prefix:]])
     return bytes(data), relocs
 
 
@@ -913,8 +1000,12 @@ def _entry_index(starts: Sequence[int], offset: int) -> int:
     return max(bisect.bisect_right(starts, offset) - 1, 0)
 
 
-def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFacts) -> list[tuple[int, int, int, int]]:
+def derive_merc_relocations(
+    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, *, function_order: Sequence[str] | None = None
+) -> list[tuple[int, int, int, int]]:
     """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
+    ``function_order``: the module's functions in G order, which orders the entries of a
+    function-address table (:func:`_optimizer_relocs`).
 
     ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
     a symbol keeps its index."""
@@ -945,7 +1036,7 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
         for r in orig.relocs:
             mtype = mercury_reloc_type(r.type, tname, r.symbol, owner)
             insn = r.offset & ~0xF
-            off = facts.pc(owner, insn) + text_field_offset(mtype)
+            off = facts.insn_pc(owner, insn) + text_field_offset(mtype)
             addend = r.addend or 0
             if r.symbol is not None and r.symbol.type == STT_FUNC and r.symbol.name == owner and mtype in (
                 _M["ABS_PROG_REL32_LO"],
@@ -976,14 +1067,22 @@ def derive_merc_relocations(obj: ElfObject, merc_rela: Section, facts: MercuryFa
             out.append((off, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), addend))
         return out
     if tname.startswith(".nv.constant2."):
-        _, rel = _optimizer_relocs(obj, target, facts)
+        _, rel = _optimizer_relocs(obj, target, facts, function_order)
         return [(o, idx(s), t, a) for o, s, t, a in rel]
     funcs_by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
     if tname in facts.code_pointers:
-        rel = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
-        rel += [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
-        rel.sort(key=lambda e: -e[0])
-        return rel
+        # the original's relocations in their order, then the code pointers variable by
+        # variable in symbol (declaration) order, each from its last pointer back
+        # (global_tables sm_100a: g_values+8 at 0, g_name+2, g_name, then $k$dbl, $k$inc;
+        # virtual_shapes: the vtables of Shape, Square, Circle although Circle's is placed first)
+        rel = [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
+        owners = [(n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
+
+        def owner(offset: int) -> int:
+            return next((n for n, lo, hi in owners if lo <= offset < hi), len(owners))
+
+        pointers = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
+        return rel + sorted(pointers, key=lambda e: (owner(e[0]), -e[0]))
     if tname.startswith(".nv.constant0."):
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
@@ -1152,15 +1251,16 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             v, i = _uleb(prog, i)
             addr += v
             # kept as an event where no row consumes it at once: after an extended opcode, and
-            # before a special opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
-            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on)
-            # and before an advance_line, a second advance_pc or a file switch (realistic
-            # -lineinfo sm_100a .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`, a step
-            # to 0x70 then a row at 0x80)
-            # (after an extended opcode, not when a copy follows at once: `02 b001 01` is a
-            # row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
+            # wherever the next opcode is neither DW_LNS_copy nor DW_LNE_end_sequence: a special
+            # opcode that adds its own step (sh_callgraph -g, sm_100a/sm_120
+            # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on), or a row
+            # with its own line and address steps (nvcc -lineinfo realistic_lineinfo, sm_120
+            # .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`)
+            # (after an extended opcode too, but not when a copy follows at once: `02 b001 01`
+            # is a row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
+            ends = prog[i : i + 3] == b"\x00\x01\x01"
             nxt = prog[i] if i < len(prog) else None
-            if (follows_ext and nxt != 1) or (nxt is not None and (nxt >= hdr.opcode_base or nxt in (2, 3, 4))):
+            if (follows_ext and nxt != 1) or (nxt is not None and nxt != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)
@@ -1178,10 +1278,9 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
 def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
     """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
     opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
-    DW_LNS_copy (even for a zero line step); a row whose steps fit a special opcode is that
-    opcode (never with a zero line step); any other row is advance_line (omitted for a zero
-    step) + advance_pc + copy; the sequence ends with advance_pc to its end address and
-    DW_LNE_end_sequence. ptxas writes the
+    DW_LNS_copy (even for a zero line step); a row that moves both address and line by steps
+    that fit a special opcode is that opcode; any other row (a zero line step included) is advance_line (omitted for a zero step) + advance_pc + copy; the
+    sequence ends with advance_pc to its end address and DW_LNE_end_sequence. ptxas writes the
     advance_pc operand as a *signed* LEB128 (0x60 is ``e0 00``), a valid but longer ULEB."""
     prog = bytearray()
     addr = 0
@@ -1200,8 +1299,10 @@ def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
             if da < 0:
                 raise MercuryError("line rows go backwards")
             special = None
-            # never for a zero line step (no special opcode with one in 3,000 ptxas cubins;
-            # realistic -lineinfo sm_100a: `02 10 01` where 0xef would do)
+            # a special opcode only where both the address and the line move: a row on the
+            # same line is advance_pc + copy even where `(0 - line_base) + line_range * da +
+            # opcode_base` would fit (ptxas 13.0.88, every SASS and Mercury line table of the
+            # probe corpus; nvcc -lineinfo realistic_lineinfo, sm_100a/sm_120: `02 10 01`)
             if da and dl and 0 <= dl - hdr.line_base < hdr.line_range:
                 op = (dl - hdr.line_base) + hdr.line_range * da + hdr.opcode_base
                 if op <= 255:
@@ -1248,10 +1349,14 @@ def _text_sections(obj: ElfObject) -> list[Section]:
 class _PcCollector:
     def __init__(self) -> None:
         self.maps: dict[str, dict[int, int]] = {}
+        self.insn: dict[str, dict[int, int]] = {}
         self.conflicts: list[str] = []
 
     def add(self, func: str, sass: int, merc: int, source: str) -> None:
         m = self.maps.setdefault(func, {})
+        if sass in m and m[sass] != merc and source == "relocation":
+            self.insn.setdefault(func, {})[sass] = merc  # see FunctionFacts.insn
+            return
         if sass in m and m[sass] != merc:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
             return
@@ -1344,9 +1449,11 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                 if k not in used
             ]
         elif target.name.startswith(".nv.constant2."):
-            f = target.name[len(".nv.constant2.") :]
             for q in s.relocs:
                 if q.type == _M["PROG_REL32"]:
+                    # against the bank's function, or in a -g kernel's late bank against the
+                    # callee whose table it is (late_bank_blocks)
+                    f = q.symbol.name if q.symbol is not None else target.name[len(".nv.constant2.") :]
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
         elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):
             known = {r.offset for r in o.relocs or ()}
@@ -1360,7 +1467,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     if pcs.conflicts:
         raise MercuryError("Mercury address map is not a function: " + "; ".join(pcs.conflicts[:4]))
     functions = {
-        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())))
+        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())), insn=pcs.insn.get(f, {}))
         for f in owner_of.values()
     }
     # frame sizes of whole-program clones

@@ -36,6 +36,7 @@ MODES: dict[str, list[str]] = {
     "maxrreg32": ["-maxrregcount=32"],
     "lineinfo_c": ["-lineinfo", "-c"],
     "g_c": ["-g", "-c"],
+    "O0_c": ["-O0", "-c"],
 }
 
 

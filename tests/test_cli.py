@@ -20,7 +20,7 @@ def files(cubin, tmp_path_factory) -> dict[str, Path]:
         "a": ("func_calls", "sm_90", "def"),
         "b": ("func_calls", "sm_90a", "def"),
         "c": ("texref_unified", "sm_75", "c"),
-        "d": ("texref_unified", "sm_75", "g"),  # -g texture references: declined at the semantic level
+        "d": ("texref_unified", "sm_75", "memcheck"),  # -sanitize=memcheck: declined at the semantic level
     }.items():
         out[name] = d / f"{name}.cubin"
         out[name].write_bytes(cubin(probe, target, mode))
@@ -137,6 +137,6 @@ def test_decompose_writes_a_spec(files, tmp_path, capsys):
 
 
 def test_decompose_declines_what_it_does_not_model(files, capsys):
-    assert main(["decompose", str(files["d"])]) == 2  # -g texture references
+    assert main(["decompose", str(files["d"])]) == 2  # -sanitize=memcheck
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "not implemented yet" in err

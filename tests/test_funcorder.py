@@ -68,7 +68,8 @@ def _body_end(text: str, start: int) -> int:
 def scan_ptx(text: str) -> list[fo.PtxFunction]:
     """Functions of a PTX module in creation order (first mention; builtins where the body that
     first needs them is parsed). A module variable whose initializer holds function addresses
-    counts as taking them in the first function body that references it."""
+    counts as taking them in the first function body that references it (``taken_by_data`` when
+    none does)."""
     text = _COMMENT.sub(" ", text)
     order: list[str] = []
     info: dict[str, dict] = {}
@@ -147,7 +148,9 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
                     f["address_taken"].append(target)
                 f["address_uses"].append(target)
         pos = end
-    return [fo.PtxFunction(**info[n]) for n in order]
+    # a variable no body references still takes the addresses it holds (fo_shuffle_data)
+    unclaimed = {t for v, funcs in tables.items() if v not in claimed for t in funcs}
+    return [fo.PtxFunction(**info[n], taken_by_data=n in unclaimed) for n in order]
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,18 +279,12 @@ PROBE_STEMS = sorted(probe_jobs())
 @pytest.mark.parametrize("stem", PROBE_STEMS)
 def test_probe_matches_ptxas(stem: str, compiled: dict) -> None:
     """function_order, symbol_order, callgraph and prototypes equal what ptxas wrote, for every
-    target and mode of the probe; where the order is not modelled, callgraph and prototypes are
-    still derived exactly from the cubin's order."""
+    target and mode of the probe (address-taking modules included: their shuffled orders)."""
     for target, mode in probe_jobs()[stem]:
         facts = compiled[(stem, target, mode)]
         funcs, m = _model(stem, mode)
         where = (stem, target, mode)
-        if fo.order_is_modelled(funcs, m):
-            assert fo.function_order(funcs, m) == facts.order, where
-        else:
-            assert any(f.address_taken for f in funcs) and (m.whole_program or m.creation_style), where
-            with pytest.raises(fo.UnmodelledOrder):
-                fo.function_order(funcs, m)
+        assert fo.function_order(funcs, m) == facts.order, where
         order = facts.order
         assert fo.callgraph(funcs, m, order) == (facts.callgraph or CallGraph()), where
         assert fo.prototypes(funcs, m, order, _sm(target)) == (facts.prototypes or []), where
@@ -306,10 +303,6 @@ def test_inverse_roundtrip(stem: str, compiled: dict) -> None:
     for target, mode in probe_jobs()[stem]:
         facts = compiled[(stem, target, mode)]
         funcs, m = _model(stem, mode)
-        if not fo.order_is_modelled(funcs, m):
-            with pytest.raises(fo.UnmodelledOrder):
-                fo.declaration_order_from(facts.order, funcs, m)
-            continue
         shuffled = list(funcs)
         random.Random(f"{stem}{target}{mode}").shuffle(shuffled)
         decl = fo.declaration_order_from(facts.order, shuffled, m, hint=facts.hint())
@@ -322,15 +315,19 @@ def test_inverse_roundtrip(stem: str, compiled: dict) -> None:
 
 
 def test_matrix_covers_the_brief(compiled: dict) -> None:
-    """Every corpus probe, the three targets and the five modes, and both modelled and unmodelled
-    orders, are in the matrix."""
+    """Every corpus probe, the three targets and the five modes, and shuffled (address-taking
+    whole-program, -g and -c -O0) orders of several lengths, are in the matrix."""
     jobs = probe_jobs()
     assert {p["name"] for p in probes_manifest.probes()} <= set(jobs)
     assert {t for pairs in jobs.values() for t, _ in pairs} == set(TARGETS)
     assert {m for pairs in jobs.values() for _, m in pairs} >= set(MODES) | set(COMBOS)
-    unmodelled = [k for k in compiled if not fo.order_is_modelled(*_model(k[0], k[2]))]
-    assert any(k[0] == "func_pointer" for k in unmodelled)
-    assert len(unmodelled) < len(compiled) // 4
+
+    def shuffled(key: tuple[str, str, str]) -> bool:
+        funcs, m = _model(key[0], key[2])
+        return any(f.address_taken for f in funcs) and (m.whole_program or m.creation_style)
+
+    lengths = {len(compiled[k].order) for k in compiled if shuffled(k)}
+    assert {"func_pointer", "fo_shuffle_nine", "fo_shuffle_kernels", "fo_shuffle_data"} <= set(jobs) and len(lengths) >= 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,9 +377,10 @@ def test_address_taken_are_children_of_takers_and_indirect_callers() -> None:
     assert cg.address_taken == (FunctionMark("a"), FunctionMark("b"))
     assert cg.indirect_callers == (FunctionMark("I"),)
     assert cg.indirect_targets == (CallEdge("T", "b"), CallEdge("T", "a"))
-    assert not fo.order_is_modelled(funcs, G) and not fo.order_is_modelled(funcs, WHOLE)
-    with pytest.raises(fo.UnmodelledOrder):
-        fo.function_order(funcs, G)
+    # -g and whole program shuffle the list (G order a b I T K; kernels K T) by its length and
+    # put the takers first; whole program counts K, which calls the indirect caller I
+    assert fo.function_order(funcs, G) == ["T", "I", "b", "a", "K"]
+    assert fo.function_order(funcs, WHOLE) == ["K", "T"]
 
 
 def test_repeated_address_taking() -> None:
@@ -391,7 +389,7 @@ def test_repeated_address_taking() -> None:
     order = fo.function_order(funcs, C)
     assert order == ["f2", "f1", "f3", "T"]
     assert [e.callee for e in fo.callgraph(funcs, C, order).indirect_targets] == ["f2", "f3", "f1"]
-    g_order = ["T", "f1", "f2", "f3"]  # any order: -g does not model it here
+    g_order = fo.function_order(funcs, G)
     assert [e.callee for e in fo.callgraph(funcs, G, g_order).indirect_targets] == ["f3", "f1", "f2", "f3", "f1"]
 
 

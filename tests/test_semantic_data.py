@@ -46,8 +46,10 @@ def test_data_probes_roundtrip(ptxas_ok, target):
     assert not misses, misses
 
 
-#: sm_110 executables: where ptxas puts the gb10b workaround descriptor inside
-#: .nv.merc.nv.shared.reserved.0 (0x40, 0x50 or 0x70) is not modelled by cubinemit.mercury
+#: sm_110: where ptxas puts the gb10b workaround descriptor inside .nv.merc.nv.shared.reserved.0
+#: (0x40, 0x50, 0x60, 0x70 or past its end) is not modelled by cubinemit.mercury; the decomposer
+#: declines where its rule (0x40) does not give the file's bytes
+RESERVED_CLONE = ".nv.merc.nv.shared.reserved.0"
 KNOWN_GAPS = {(name, "sm_110", mode) for name in ("glob2", "glob7", "glob9", "glob10") for mode in ("def", "c", "g")}
 
 
@@ -57,13 +59,14 @@ def test_alloc_data_probes_roundtrip(ptxas_ok, target):
     misses = []
     for name in ALLOC_DATA:
         for mode in ("def", "c", "g"):
-            where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
-            if where is None:
+            try:
+                where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
+            except NotImplementedError as exc:
+                # the known gaps decline (they were rebuilt wrong before the decomposer checked)
+                assert (name, target, mode) in KNOWN_GAPS and str(exc).startswith(RESERVED_CLONE), (name, mode, str(exc))
                 continue
-            if (name, target, mode) in KNOWN_GAPS:
-                assert where.endswith(".nv.merc.nv.shared.reserved.0"), where
-                continue
-            misses.append(where)
+            if where is not None:
+                misses.append(where)
     assert not misses, misses
 
 
@@ -137,8 +140,9 @@ ALLOC_SHARED = sorted(p.stem for p in ALLOC_PROBES.glob("*.ptx") if p.stem.start
 def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
     """Whole-program, -O0, -lineinfo and -c builds come back byte for byte, and so do -g builds
     (every one since the dropped-variable, late-privatisation and empty-section rules:
-    tests/test_semantic_gshared.py); a -g build the rules miss would be declined, never rebuilt
-    wrong."""
+    tests/test_semantic_gshared.py); a build the rules miss would be declined, never rebuilt
+    wrong; on sm_110 a build whose reserved clone puts the gb10b descriptor elsewhere than the
+    rule says is declined in any mode."""
     assert len(ALLOC_SHARED) >= 25
     misses, declined, exact_g = [], [], 0
     for name in ALLOC_SHARED:
@@ -150,11 +154,13 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
                 continue
             if where is None:
                 exact_g += mode == "g"
-            elif not (target == "sm_110" and where.endswith(".nv.merc.nv.shared.reserved.0")):
-                misses.append(where)  # sm_110: the reserved clone's descriptor (KNOWN_GAPS)
+            else:
+                misses.append(where)
     assert not misses, misses
-    assert all(mode == "g" for _, mode, _ in declined), declined
-    assert exact_g == len(ALLOC_SHARED), (exact_g, declined)
+    assert all(mode == "g" or (target == "sm_110" and why.startswith(RESERVED_CLONE)) for _, mode, why in declined), declined
+    # every -g build but those declined for sm_110's reserved clone
+    reserved = sum(1 for _, mode, why in declined if mode == "g" and why.startswith(RESERVED_CLONE))
+    assert exact_g + reserved == len(ALLOC_SHARED), (exact_g, declined)
 
 
 @pytest.mark.parametrize("probe,target", [("rsv_plain", "sm_90"), ("rsv_plain", "sm_100a"), ("rsv_plain", "sm_110"), ("rsv_tcgen05_100a", "sm_100a"), ("rsv_tcgen05_103a", "sm_103a"), ("rsv_tcgen05_110a", "sm_110a")])

@@ -33,7 +33,7 @@ compiled by ptxas here; the golden bytes are ptxas's).
 Module .shared variables are walked with the .global and .const ones in declaration order, in
 -g and -c builds alike (gsh_interleaved).
 
-Weak kernels (nvcc -G template instantiations) are declined (weak_entry.ptx).
+A weak kernel (nvcc -G template instantiations) rebuilds or declines (weak_entry.ptx).
 """
 
 from __future__ import annotations
@@ -105,14 +105,11 @@ def test_orphan_sections_depend_on_alignment(ptxas_ok):
 @pytest.mark.parametrize("target", TARGETS)
 def test_realistic_debug_builds_roundtrip(ptxas_ok, target):
     """nvcc's realistic probes under -g (cooperative groups, extern shared memory, managed
-    data): byte for byte on every target but realistic_G on sm_75 (a callee's jump-table bank
-    made after .nv.prototype, not modelled)."""
+    data): byte for byte on every target."""
     rw = HERE / "probes_rw"
     misses = []
     for ptx in sorted(rw.glob("*.ptx")):
         if ptx.stem == "realistic_sm90" and target == "sm_75":
-            continue
-        if ptx.stem == "realistic_G" and target == "sm_75":
             continue
         data = _cubin(ptx.stem, target, "g", rw)
         off = first_difference(semantic_roundtrip(data), data)
@@ -141,14 +138,21 @@ def test_mercury_line_tables_reencode(ptxas_ok, probe, target):
     assert n >= 2
 
 
-def test_weak_kernel_declines(ptxas_ok):
-    data = _cubin("weak_entry", "sm_90")
-    with pytest.raises(NotImplementedError, match="weak kernel"):
-        decompose(read_cubin(data))
+@pytest.mark.parametrize("target", TARGETS)
+def test_weak_kernel(ptxas_ok, target):
+    """A weak kernel (nvcc -G template instantiations, `.weak .entry`) under -g: rebuilt, or
+    declined, never wrong (it crashed the emitter with a KeyError before weak kernels were
+    modelled)."""
+    data = _cubin("weak_entry", target)
+    try:
+        off = first_difference(semantic_roundtrip(data), data)
+    except NotImplementedError:
+        return
+    assert off is None, f"{target}: {off:#x} {where_in(read_cubin(data), off)}"
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("name", ["gsh_interleaved", "gsh_nvcc_G"])
+@pytest.mark.parametrize("name", ["gsh_interleaved", "gsh_nvcc_G", "gsh_ns_G", "gsh_call_first"])
 def test_relocatable_probes(ptxas_ok, name, target):
     """-c walks `.shared m1; .global gout; .const c1; .shared m2` in that order too; debug PTX
     keeps a device function's variable its PTX name, named right after the function's code."""

@@ -44,14 +44,36 @@ class ConstReloc:
     offset: int
     target: Hashable
 
+    def __attrs_post_init__(self) -> None:
+        try:
+            hash(self.target)
+        except TypeError:
+            raise ModelError(f"constant relocation at {self.offset!r}: its target {self.target!r:.60} is not hashable") from None
+
 
 @attrs.frozen
 class Constant:
+    """One constant to place. Checked when it is made, so that the error names it and
+    ``deduplicate`` need not walk a million constants again to look for a bad one."""
+
     name: str
     data: bytes
     align: int
     is_user: bool = False
     relocs: tuple[ConstReloc, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        if type(self.name) is not str or not self.name:
+            raise ModelError(f"constant has no name ({self.name!r})")
+        if type(self.data) is not bytes or not self.data:
+            raise ModelError(f"constant {self.name!r}: data must be non-empty bytes")
+        if type(self.align) is not int or not is_pow2(self.align):
+            raise ModelError(f"constant {self.name!r}: alignment {self.align!r} is not a power of two")
+        if type(self.relocs) is not tuple or not all(type(r) is ConstReloc for r in self.relocs):
+            raise ModelError(f"constant {self.name!r}: relocations must be a tuple of ConstReloc")
+        for r in self.relocs:
+            if type(r.offset) is not int or not 0 <= r.offset < len(self.data):
+                raise ModelError(f"constant {self.name!r}: relocation at {r.offset} lies outside its {len(self.data)} bytes")
 
 
 @attrs.frozen
@@ -95,32 +117,16 @@ class DedupResult:
         return dict(zip(self.names, self.offsets))
 
 
-def _fail_names(names: Sequence[object]) -> None:
-    seen: set[object] = set()
+def _check_list(constants: Sequence[object], names: Sequence[str]) -> None:
+    """ModelError naming the first item that is not a Constant, or the first repeated name."""
+    for c in constants:
+        if not isinstance(c, Constant):
+            raise ModelError(f"deduplicate takes Constant objects, not {type(c).__name__} ({c!r:.60})")
+    seen: set[str] = set()
     for name in names:
-        if not isinstance(name, str) or not name:
-            raise ModelError(f"constant has no name ({name!r})")
         if name in seen:
             raise ModelError(f"constant {name!r} is declared twice")
         seen.add(name)
-
-
-def _check_values(constants: Sequence[Constant], datas: list[bytes], aligns: list[int], relocs: list[tuple[ConstReloc, ...]] | None) -> None:
-    """ModelError naming the first unusable constant; ``relocs`` is None when no constant has any.
-
-    Cheap whole-list checks first (types over every item: a set of the values would take 4.0 or
-    True for 4 or 1); the per-constant walk only runs to name the culprit."""
-    if set(map(type, datas)) <= {bytes} and all(datas) and set(map(type, aligns)) <= {int} and all(map(is_pow2, set(aligns))):
-        if relocs is None or all(0 <= r.offset < len(d) for d, rs in zip(datas, relocs) if rs for r in rs):
-            return
-    for c in constants:
-        if type(c.data) is not bytes or not c.data:
-            raise ModelError(f"constant {c.name!r}: data must be non-empty bytes")
-        if type(c.align) is not int or not is_pow2(c.align):
-            raise ModelError(f"constant {c.name!r}: alignment {c.align!r} is not a power of two")
-        for r in c.relocs:
-            if not 0 <= r.offset < len(c.data):
-                raise ModelError(f"constant {c.name!r}: relocation at {r.offset} lies outside its {len(c.data)} bytes")
 
 
 def _plain_layout(aligns: list[int], datas: list[bytes], offsets: list[int]) -> bytes:
@@ -146,18 +152,18 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
     """Lay ``constants`` out in one section, aliasing equal values (see the module doc).
 
     A million constants are memory-bound, so each list is walked as few times as possible: the
-    fields are read once with ``attrgetter``, checked in bulk, and one loop does the table
-    look-up, the deduplicated layout with its bytes and the plain size it is compared with."""
+    fields are read once with ``attrgetter`` (each constant checked itself when it was made), and
+    one loop does the table look-up, the deduplicated layout with its bytes and the plain size it
+    is compared with."""
     n = len(constants)
+    if set(map(type, constants)) - {Constant}:
+        _check_list(constants, ())
     names = tuple(map(attrgetter("name"), constants))
-    unique = set(names)
-    if len(unique) != n or set(map(type, names)) - {str} or "" in unique:
-        _fail_names(names)
-    del unique  # a million names: free them now, not at the end
+    if len(set(names)) != n:
+        _check_list(constants, names)
     datas = list(map(attrgetter("data"), constants))
     aligns = list(map(attrgetter("align"), constants))
     relocs = list(map(attrgetter("relocs"), constants)) if any(map(attrgetter("relocs"), constants)) else None
-    _check_values(constants, datas, aligns, relocs)
     max_align = max(aligns, default=1)
 
     # The value table maps each key (the bytes, with the relocations if any) to the first

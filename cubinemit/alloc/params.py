@@ -24,14 +24,18 @@ Rules measured on ptxas 13.0.88 (tests/alloc/test_alloc_params.py, tests/alloc/t
   pair that lacks that half, or opens a new one (a handle already in a pair is not repeated). On
   sm_75-89 a pair is one slot holding both relocations; sm_90+ give the texture and then the
   sampler their own slots, each handle once. Surfaces come last.
-* ``-g`` (not fully characterised): every handle-using kernel gets one slot per handle declared in
-  the module, after the largest parameter block of the module (its base, aligned as above) on
-  all targets; ptxas's order of that table is not known, so the caller passes it.
+* ``-g``: every handle-using kernel gets one slot per handle declared in the module, after the
+  largest parameter block of the module (its base, aligned as above) on all targets, in one
+  module-wide order (:func:`debug_handle_order`): surfaces, samplers, textures, each group
+  with the first function's handles in its first-use order, then the others in declaration
+  order; that list is then permuted by :func:`debug_slot_permutation`, a function of its
+  length alone (measured for 1-20, 24, 32 and 33 handles; tests/probes_texg).
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -167,7 +171,8 @@ class Bank0:
     size: int
 
 
-def _check_use(kernel: str, use: HandleUse, independent: bool) -> None:
+def check_use(kernel: str, use: HandleUse, independent: bool) -> None:
+    """ModelError unless ``use`` is one of the forms :class:`HandleUse` allows."""
     t, s, f = use.texture, use.sampler, use.surface
     if f is not None and (t is not None or s is not None):
         raise ModelError(f"kernel {kernel!r}: a handle use names surface {f!r} together with a texture or sampler")
@@ -209,7 +214,7 @@ def _first_use(names: Sequence[str]) -> list[str]:
 def handle_slots(uses: Sequence[HandleUse], start: int, sm: int, *, independent: bool = False, kernel: str = "?") -> tuple[HandleSlot, ...]:
     """Whole-program handle slots of one kernel, the first at bank-0 offset ``start``."""
     for use in uses:
-        _check_use(kernel, use, independent)
+        check_use(kernel, use, independent)
     arch = facts(sm)
     slots: list[HandleSlot] = []
     cursor = start
@@ -236,6 +241,46 @@ def handle_slots(uses: Sequence[HandleUse], start: int, sm: int, *, independent:
         slots.append(HandleSlot(cursor, surface=surf))
         cursor += HANDLE_SLOT_SIZE
     return tuple(slots)
+
+
+@functools.lru_cache(maxsize=None)
+def debug_slot_permutation(n: int) -> tuple[int, ...]:
+    """The -g slot order of a table of ``n`` handles: entry ``i`` of the result is the index, in
+    the :func:`debug_handle_order` list, of the handle in slot ``i``.
+
+    ptxas splits the list into its even and odd positions, orders each part the same way
+    (recursively) and reverses it, and puts first the part holding the last element: 2 handles
+    [1, 0], 3 [0, 2, 1], 4 [1, 3, 0, 2], 5 [4, 0, 2, 1, 3] (probes of 1-33 handles)."""
+    if n <= 1:
+        return tuple(range(n))
+    n_even, n_odd = (n + 1) // 2, n // 2
+    even = [2 * (n_even - 1 - i) for i in debug_slot_permutation(n_even)]
+    odd = [2 * (n_odd - 1 - i) + 1 for i in debug_slot_permutation(n_odd)]
+    return tuple(even + odd) if n % 2 else tuple(odd + even)
+
+
+_KIND_ORDER = (HandleKind.SURFACE, HandleKind.SAMPLER, HandleKind.TEXTURE)
+
+
+def debug_handle_order(declared: Sequence[tuple[str, HandleKind]], first_uses: Sequence[HandleUse]) -> list[tuple[str, HandleKind]]:
+    """The -g handle table in slot order: ``declared`` is every module handle in declaration
+    order, ``first_uses`` the handle uses of the module's first function (in -g function
+    order; a function without handles has none)."""
+    check_unique("handle", [name for name, _ in declared])
+    kinds = dict(declared)
+    used: list[str] = []
+    for use in first_uses:
+        for name in (use.surface, use.sampler, use.texture):
+            if name is not None:
+                if name not in kinds:
+                    raise ModelError(f"the first function uses handle {name!r}, which the module does not declare")
+                if name not in used:
+                    used.append(name)
+    table: list[tuple[str, HandleKind]] = []
+    for kind in _KIND_ORDER:
+        first = [n for n in used if kinds[n] is kind]
+        table += [(n, kind) for n in first] + [(n, k) for n, k in declared if k is kind and n not in first]
+    return [table[i] for i in debug_slot_permutation(len(table))]
 
 
 def layout_bank0(
@@ -268,7 +313,7 @@ def layout_bank0(
             slots = handle_slots(k.handles, start, sm, independent=independent, kernel=k.name)
         elif k.handles and mode is Mode.DEBUG:
             for use in k.handles:
-                _check_use(k.name, use, independent)
+                check_use(k.name, use, independent)
             if debug_handles is None:
                 raise ModelError(f"kernel {k.name!r} uses handles under -g: pass debug_handles (the module's table order)")
             cursor = module_base + align_up(module_max, arch.handle_slot_align)

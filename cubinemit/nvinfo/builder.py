@@ -30,7 +30,7 @@ mma.sp before sm_90, INSTR_REG_MAP outside sm_80-89).
 from __future__ import annotations
 
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 import attrs
@@ -38,7 +38,7 @@ import attrs
 from ..arch import facts as arch_facts
 from ..errors import ModelError
 from .catalogue import EIAttr
-from .facts import SPARSE_MMA_KINDS, SURFACE, TEXTURE, FunctionFacts, ModuleFacts
+from .facts import SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts
 from .gating import Emission, Target, gate, parse_target
 from .records import (
     Annotations,
@@ -682,23 +682,65 @@ def _sampler_records(module: ModuleFacts) -> list[NvInfoRecord]:
     return out
 
 
+def _clone_callee(clone: str) -> str:
+    """The function a whole-program clone copies: ``$<kernel>$<callee>`` and a builtin's
+    ``$__internal_<N>_$<builtin>`` both end in ``$<callee>``."""
+    return clone.rsplit("$", 1)[-1]
+
+
+def clone_order(f: FunctionFacts) -> list[Clone]:
+    """``f``'s clones in the order ptxas creates them; the global ``.nv.info`` lists their
+    FRAME_SIZE in the reverse of it (last created first).
+
+    ptxas creates first the clones of functions that stay called subroutines (recursive or
+    address-taken: :attr:`Clone.not_inlinable`), then the others, each group sorted by the name
+    of the function copied, in byte order (strcmp: ``B < _x < a < a0 < aB < a_ < ab < abc``),
+    whatever the declaration or call order and the linkage; a builtin's or a -sanitize helper's
+    copy ``$__internal_N_$<f>`` sorts by ``<f>``. Measured on every target in whole-program
+    modes: fo_chain_diamond, fo_linkage, fo_builtins, fo_fptr, kitchen -O0 (recursive ``rec``
+    before the sm_70 shfl/vote builtins), calls -sanitize=memcheck (recursive ``fact``, then the
+    sanitizer helpers and ``with_local``; address-taken ``thrice``/``twice`` before the
+    helpers), and ad-hoc modules varying names, linkage, recursion and address-taking.
+    The LOCAL/WEAK clone symbols are created in this order too."""
+    return sorted(f.clones, key=lambda c: (not c.not_inlinable, _clone_callee(c.name).encode()))
+
+
+def clone_groups(created: Sequence[str]) -> int | None:
+    """How many of the clones ``created`` (names, in creation order) :func:`clone_order` puts in
+    the first group: the smallest count for which both groups come sorted; None when no split
+    gives ``created`` (an order :func:`clone_order` does not model)."""
+    keys = [_clone_callee(n).encode() for n in created]
+
+    def ordered(part: list[bytes]) -> bool:
+        return all(a < b for a, b in zip(part, part[1:]))
+
+    for k in range(len(keys) + 1):
+        if ordered(keys[:k]) and ordered(keys[k:]):
+            return k
+    return None
+
+
 def build_global_info(
     target: str | Target | None,
     module: ModuleFacts,
     functions_in_text_order: Sequence[FunctionFacts],
+    *,
+    symbol_rank: Callable[[str], int] | None = None,
 ) -> list[NvInfoRecord]:
     """The records of the global ``.nv.info``.
 
     ``functions_in_text_order`` lists the functions with their own ``.text.<f>`` in section
     order. ptxas writes one block per function in the reverse of that order:
 
-    * P1 (whole program): REGCOUNT, FRAME_SIZE of each clone (last created first), FRAME_SIZE;
-      then MIN_STACK_SIZE (= FRAME_SIZE, recursion or not) of every entry in .text order;
+    * P1 (whole program): REGCOUNT, FRAME_SIZE of each clone (the reverse of
+      :func:`clone_order`), FRAME_SIZE; then MIN_STACK_SIZE (= FRAME_SIZE, recursion or not)
+      of every entry in .symtab order (``symbol_rank``: a name's .symtab index; without it
+      .text order, which is .symtab order when every entry is visible);
     * P2 (-c): REGCOUNT, MAX_STACK_SIZE, FRAME_SIZE;
     * P3 (-g): REGCOUNT (propagated for entries), FRAME_SIZE, GEN_ERRBAR_AT_EXIT; then
-      MIN_STACK_SIZE of every entry in .text order;
+      MIN_STACK_SIZE of every entry in .symtab order, as P1;
     * P4 (-ewp): REGCOUNT, then MAX_STACK_SIZE (0), [MIN_STACK_SIZE if the call tree
-      recurses: UNBOUNDED], FRAME_SIZE for each clone (last created first) and for the function;
+      recurses: UNBOUNDED], FRAME_SIZE for each clone (reverse :func:`clone_order`) and for the function;
     * P5 (txq/suq anywhere in a whole-program module): as P4, with MIN_STACK_SIZE always
       (the frame, or UNBOUNDED when the call tree recurses).
 
@@ -716,10 +758,8 @@ def build_global_info(
     out: list[NvInfoRecord] = []
     if not funcs:
         # No function blocks: MERCURY_ISA_VERSION stands in for them (after the samplers).
-        g = gate(t, EIAttr.MERCURY_ISA_VERSION)
-        assert g.value is not None
         out.extend(_sampler_records(module))
-        out.append(HalfValue(EIAttr.MERCURY_ISA_VERSION, g.value))
+        out.append(_merc(t))
         if module.texmode_independent:
             out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
         return out
@@ -728,6 +768,14 @@ def build_global_info(
         for f in funcs:
             if f.clones:
                 raise ModelError(f"function {f.name!r} has whole-program clones, but the module is not whole program")
+    # A module with functions but no kernel (a -c library, a -g module of device functions)
+    # still gets its MERCURY_ISA_VERSION: before the blocks when ptxas emits functions in
+    # creation order (-g, -c -O0) or adds sanitizer functions, after them otherwise (-c);
+    # -astoolspatch writes none.
+    kernel_less = not module.tools_patch and not any(f.is_kernel for f in funcs)
+    merc_first = module.debug or (module.compile_only and module.opt_level == 0) or module.sanitize is not None
+    if kernel_less and merc_first:
+        out.append(_merc(t))
     for i, f in enumerate(reversed(funcs)):
         out.append(_sym(EIAttr.REGCOUNT, f.name, register_count(module, f, by_name)))
         if i == len(funcs) - 1:
@@ -735,7 +783,7 @@ def build_global_info(
         if pattern == "P2":
             out.append(_sym(EIAttr.MAX_STACK_SIZE, f.name, 0))
         elif pattern in ("P4", "P5"):
-            for name, frame in [*((c.name, c.frame_size) for c in reversed(f.clones)), (f.name, f.frame_size)]:
+            for name, frame in [*((c.name, c.frame_size) for c in reversed(clone_order(f))), (f.name, f.frame_size)]:
                 out.append(_sym(EIAttr.MAX_STACK_SIZE, name, 0))
                 if pattern == "P5" or f.recursive:
                     out.append(_sym(EIAttr.MIN_STACK_SIZE, name, UNBOUNDED if f.recursive else frame))
@@ -744,25 +792,44 @@ def build_global_info(
                 out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
             continue
         else:
-            for c in reversed(f.clones):
+            for c in reversed(clone_order(f)):
                 out.append(_sym(EIAttr.FRAME_SIZE, c.name, c.frame_size))
         out.append(_sym(EIAttr.FRAME_SIZE, f.name, f.frame_size))
         if module.debug:
             out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
+    if kernel_less and not merc_first:
+        out.append(_merc(t))
     if module.texmode_independent:
         out.append(Flag(EIAttr.TEXMODE_INDEPENDENT))
     if pattern in ("P1", "P3"):
-        for f in funcs:
+        # .symtab order: static and weak entries (LOCAL/WEAK symbols) before visible ones
+        # (fo_linkage: .text K4 K3 K2 K1, MIN_STACK_SIZE K3 K2 K4 K1 in every whole-program
+        # mode; -g: K3 K2 K1 K4, every target)
+        entries = [f for f in funcs if f.is_kernel]
+        if symbol_rank is not None:
+            entries.sort(key=lambda f: symbol_rank(f.name))
+        for f in entries:
             if f.is_kernel:
                 out.append(_sym(EIAttr.MIN_STACK_SIZE, f.name, min_stack_size(module, f, by_name)))
     return out
 
 
+def _merc(t: Target) -> NvInfoRecord:
+    """The module-level MERCURY_ISA_VERSION record of a module without kernels."""
+    g = gate(t, EIAttr.MERCURY_ISA_VERSION)
+    assert g.value is not None
+    return HalfValue(EIAttr.MERCURY_ISA_VERSION, g.value)
+
+
 def build_module_info(
-    module: ModuleFacts, functions_in_text_order: Sequence[FunctionFacts]
+    module: ModuleFacts,
+    functions_in_text_order: Sequence[FunctionFacts],
+    *,
+    symbol_rank: Callable[[str], int] | None = None,
 ) -> dict[str, list[NvInfoRecord]]:
-    """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function."""
-    out = {".nv.info": build_global_info(None, module, functions_in_text_order)}
+    """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
+    (``symbol_rank``: see :func:`build_global_info`)."""
+    out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank)}
     by_name = {f.name: f for f in functions_in_text_order}
     for f in functions_in_text_order:
         out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)

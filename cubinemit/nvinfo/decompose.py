@@ -20,7 +20,7 @@ from ..elf.order import header_order, symbol_order
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from .builder import build_function_info, maxreg_count, propagate
+from .builder import build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
 from .codec import decode_nvinfo
@@ -61,7 +61,6 @@ from .records import (
 _NT_TKINFO = 2000
 _STO_CUDA_ENTRY = 0x10
 _STT_FUNC = 2
-_STB_GLOBAL = 1
 _DEBUG_SECTION = ".nv_debug_info_reg_sass"
 _UNBOUNDED = 0xFFFFFFFF
 #: functions -sanitize=memcheck links in
@@ -190,7 +189,8 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
         if sym is None:
             raise ModelError(f"{s.name}: no function symbol")
         raws.append(_Raw(sym, s, info.get(f".nv.info.{sym.name}", [])))
-    index = _func_index(symbols)
+    by_section, position = _func_index(symbols)
+    index = (by_section, position, {n: i for i, n in enumerate(frame)})
     funcs = [_function(target, module, raw, symbols, regcount, frame, min_stack, index) for raw in raws]
     if module.debug and not module.compile_only:
         funcs = _undo_propagation(module, funcs, raws)
@@ -215,7 +215,7 @@ def _function(
     regcount: dict[str, int],
     frame: dict[str, int],
     min_stack: dict[str, int],
-    index: tuple[dict[int, list[Symbol]], dict[int, int]],
+    index: tuple[dict[int, list[Symbol]], dict[int, int], dict[str, int]],
 ) -> FunctionFacts:
     name = raw.symbol.name
     recs = raw.records
@@ -267,17 +267,21 @@ def _function(
     rank = one(EIAttr.MAX_CLUSTER_RANK)
     kw["max_cluster_rank"] = rank.value if isinstance(rank, U32Value) else None
 
-    # whole-program clones: the other FUNC symbols defined in this .text, in creation order.
-    # .symtab puts GLOBAL symbols after the others, each group in creation order; ptxas creates
-    # the clones of visible (GLOBAL) callees before the rest (calls probe under memcheck:
-    # $k_calls$fact, then the sanitizer's WEAK $__internal_N_$ helpers, then the LOCAL
-    # $k_calls$with_local, which the global .nv.info lists in reverse).
-    by_section, position = index
-    clones = sorted(
-        (y for y in by_section.get(id(raw.section), ()) if y is not raw.symbol),
-        key=lambda y: (y.info >> 4 != _STB_GLOBAL, position[id(y)]),
-    )
-    kw["clones"] = tuple(Clone(c.name, frame.get(c.name, 0)) for c in clones)
+    # whole-program clones: the other FUNC symbols defined in this .text. The global .nv.info
+    # lists their FRAME_SIZE last created first; which of them ptxas created in its first group
+    # (recursive or address-taken callees) is read back from that order (builder.clone_order).
+    by_section = index[0]
+    members = {y.name for y in by_section.get(id(raw.section), ()) if y is not raw.symbol}
+    missing = members - frame.keys()
+    if missing:
+        raise NotImplementedError(f"{name}: clones without FRAME_SIZE ({', '.join(sorted(missing))}) are not modelled")
+    # last created first: FRAME_SIZE record order (positions counted once per cubin)
+    frame_rank = index[2]
+    created = sorted(members & frame.keys(), key=lambda n: -frame_rank[n])
+    first = clone_groups(created)
+    if first is None:
+        raise NotImplementedError(f"{name}: ptxas created its clones in an order not modelled ({', '.join(created)})")
+    kw["clones"] = tuple(Clone(n, frame[n], i < first) for i, n in enumerate(created))
 
     ext = [r for r in recs if isinstance(r, SymbolList) and r.attr is EIAttr.EXTERNS]
     kw["externs"] = tuple(e for r in ext for e in r.symbols)

@@ -135,6 +135,11 @@ class Clone:
 
     name: str
     frame_size: int = attrs.field(default=0, validator=_nonneg(32))
+    #: the callee stays a called subroutine: it is recursive (in a call cycle) or its address
+    #: is taken somewhere in the module. ptxas creates these clones before the others
+    #: (cubinemit.nvinfo.builder.clone_order). A property of the program, read back from the
+    #: FRAME_SIZE order by the decomposer.
+    not_inlinable: bool = False
 
 
 @attrs.frozen
@@ -226,8 +231,8 @@ class FunctionFacts:
     cluster_dims: tuple[int, int, int] | None = attrs.field(default=None, converter=_dim3, validator=_dim3_ok)
     explicit_cluster: bool = False
     max_cluster_rank: int | None = attrs.field(default=None, validator=_opt(32))
-    #: whole-program clones in this function's .text, in the order ptxas creates them (the
-    #: global .nv.info lists their FRAME_SIZE last-created first)
+    #: whole-program clones in this function's .text (the builder orders them:
+    #: cubinemit.nvinfo.builder.clone_order)
     clones: tuple[Clone, ...] = attrs.field(default=(), converter=_tuple_of(Clone))
     #: undefined functions the function's own code calls (EXTERNS), in ptxas's order
     externs: tuple[str, ...] = attrs.field(default=(), converter=_strs)

@@ -242,11 +242,13 @@ def fastpath_mask(arch: str | Target) -> int:
     return {100: 0x9, 120: 0x50}.get(t.sm, 0)
 
 
-def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None) -> list[CompatRecord]:
+def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None, tensormap: int = 0) -> list[CompatRecord]:
     """The seven ``.nv.compat`` records ptxas writes, in its order.
 
     ``isa_class`` is 1, or 2 when the module has texture/surface, cp.async.bulk, tcgen05 (and on
-    sm_120/121 %clusterid or f64->s32 conversions); ``fastpath`` defaults to :func:`fastpath_mask`.
+    sm_120/121 %clusterid or f64->s32 conversions); ``fastpath`` defaults to :func:`fastpath_mask`;
+    ``tensormap`` is 1 when the code uses tensor-map (TMA) instructions such as
+    ``cp.async.bulk.tensor`` (tests/probes_rw3 tma_wgmma_90a).
     """
     t = parse_target(arch)
     if t.sm < 90:
@@ -257,7 +259,7 @@ def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | No
         CompatValue(EICompatAttr.ISA_CLASS, b, isa_class),
         CompatValue(EICompatAttr.INST_TCGEN05_MMA, b, 5),
         CompatValue(EICompatAttr.MERCURY_ISA_MAJOR_MINOR_VERSION, h, 0x0101),
-        CompatValue(EICompatAttr.INST_TENSORMAP_V1, b, 0),
+        CompatValue(EICompatAttr.INST_TENSORMAP_V1, b, tensormap),
         CompatValue(EICompatAttr.ENABLE_OPPORTUNISTIC_FINALIZATION, b, 1),
         CompatWords(EICompatAttr.CAN_FASTPATH_FINALIZE, (fastpath_mask(t) if fastpath is None else fastpath, 0)),
     ]

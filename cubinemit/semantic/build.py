@@ -34,7 +34,8 @@ def fill_compat(module: Module, obj: ElfObject) -> None:
     if has_compat_section(module.target):
         isa_class = int(module.facts.get("isa_class", 1))  # type: ignore[call-overload]
         fastpath = module.facts.get("fastpath")
-        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath))  # type: ignore[call-overload]
+        tensormap = int(module.facts.get("tensormap", 0))  # type: ignore[call-overload]
+        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath), tensormap=tensormap)  # type: ignore[call-overload]
         obj.section(".nv.compat").data = encode_compat(records)
 
 
@@ -59,7 +60,7 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
     from ..nvinfo.builder import build_module_info, param_layout
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
-    from .decompose import _ptx_function
+    from .decompose import ptx_functions
 
     index = {s.name: i for i, s in enumerate(symbol_order(obj), start=1) if s.name}
     symbol_index = index.__getitem__
@@ -69,7 +70,7 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     by_name = {s.name: s for s in obj.sections}
-    for name, records in build_module_info(mfacts, ffacts).items():
+    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
     banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     slots = _handle_slots(module)
@@ -86,13 +87,13 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
         emitter_mode = module.ordering_mode()
-        cg = derive_callgraph([_ptx_function(f) for f in module.functions], emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
+        cg = derive_callgraph(ptx_functions(module), emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:
         from ..funcorder import prototypes
 
-        entries = prototypes([_ptx_function(f) for f in module.functions], module.ordering_mode(), [f.name for f in texts], module.sm)
+        entries = prototypes(ptx_functions(module), module.ordering_mode(), [f.name for f in texts], module.sm)
         proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
     action = obj.find_section(".nv.rel.action")
     if action is not None:
@@ -100,10 +101,10 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
 
 
 def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
-    """Whole program: the bank-0 handle slots of the kernels using texture references."""
+    """Whole program and -g: the bank-0 handle slots of the kernels using texture references."""
     from .texrefs import plan_slots
 
-    if module.options.get("compile_only") or module.device_debug:
+    if module.options.get("compile_only"):
         return {}
     return plan_slots(module)
 
@@ -134,13 +135,17 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
         if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
             s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]
     obj.merc_symbols = mercury.derive_merc_symbols(obj, facts)
+    from ..funcorder import g_order
+    from .decompose import ptx_functions
+
+    g = g_order(ptx_functions(module))  # orders the entries of function-address tables
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g)
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ they are walked and sorted, never named). -c and -g walk module .shared variable
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 
@@ -213,6 +213,53 @@ def infer_alignments(placed: Sequence[tuple[str, int, int]], section_align: int,
     return out
 
 
+#: leaves of the alignment search of :func:`search_alignments` before it gives up
+ALIGN_SEARCH_LIMIT = 20_000
+
+
+def search_alignments(placed: Sequence[tuple[str, int, int]], section_align: int, relayout: Callable[[dict[str, int]], bool]) -> dict[str, int] | None:
+    """Declared alignments for a sorted section where :func:`infer_alignments`' guess does not
+    reproduce the layout: equal keys come out of ptxas's list sort shuffled, so a variable may
+    have been declared with less alignment than its offset allows (global_tables: ``g_values``
+    .align 4 at 0x28 after three .align 8 pointers, ``g_name`` .align 1 after it). Each
+    variable, in offset order, takes an alignment its offset and the gap before it allow, no
+    larger than its predecessor's, the largest first; ``relayout`` says whether a candidate
+    reproduces the section. None when nothing does within :data:`ALIGN_SEARCH_LIMIT` leaves."""
+    items = sorted(placed, key=lambda p: p[1])
+    bounds = []
+    end = 0
+    for name, offset, size in items:
+        hi = _lowbit(offset, section_align)
+        lo = 1
+        while align_up(end, lo) != offset:
+            lo *= 2
+            if lo > hi:
+                return None
+        bounds.append((hi, lo))
+        end = offset + size
+    leaves = 0
+    chosen: dict[str, int] = {}
+
+    def walk(i: int, cap: int, prev_size: int) -> dict[str, int] | None:
+        nonlocal leaves
+        if i == len(items):
+            leaves += 1
+            return dict(chosen) if relayout(chosen) else None
+        name, _, size = items[i]
+        hi, lo = bounds[i]
+        a = min(hi, cap)
+        while a >= lo and leaves < ALIGN_SEARCH_LIMIT:
+            if a < cap or size >= prev_size:  # equal alignments keep sizes non-decreasing
+                chosen[name] = a
+                found = walk(i + 1, a, size)
+                if found is not None:
+                    return found
+            a //= 2
+        return None
+
+    return walk(0, section_align, -1)
+
+
 def _kernel_alignments(placed: Sequence[tuple[str, int, int]], section_align: int) -> dict[str, int]:
     """-g kernel sections: :func:`infer_alignments` (sorted), except that an object as large as
     its predecessor gets half its alignment where the gap before it allows: equal keys come out
@@ -289,16 +336,22 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
                 raise NotImplementedError(f"{s.name}: relocation at {r.offset:#x} lies outside every variable")
             owner.relocations.append(Relocation(r.offset - starts[owner.name], r.type, r.symbol, r.addend))
         sort = s.name != CONSTANT3 or mode is not Mode.WHOLE_PROGRAM
-        aligns = infer_alignments(placed[sid], s.addralign, sort=sort)
+
+        def relayout(aligns: dict[str, int], s: Section = s, variables: list[DataObject] = variables) -> bool:
+            if s.name == CONSTANT3:
+                layout = layout_constant3([ConstVar(v.name, v.size, aligns[v.name], v.linkage == "visible") for v in variables], mode)
+            else:
+                both = layout_globals([GlobalVar(v.name, v.size, aligns[v.name], v.linkage == "visible", v.init is not None) for v in variables])
+                layout = both.init if s.name == GLOBAL_INIT else both.uninit
+            return dict(layout.offsets) == starts and layout.align == s.addralign
+
+        aligns: dict[str, int] | None = infer_alignments(placed[sid], s.addralign, sort=sort)
+        if sort and not relayout(aligns):  # type: ignore[arg-type]
+            aligns = search_alignments(placed[sid], s.addralign, relayout)
+        if aligns is None or not relayout(aligns):
+            raise NotImplementedError(f"{s.name}: the layout of {', '.join(v.name for v in variables)} is not reproduced by ptxas's rule with any inferred alignment")
         for v in variables:
             v.align = aligns[v.name]
-        if s.name == CONSTANT3:
-            layout = layout_constant3([ConstVar(v.name, v.size, v.align, v.linkage == "visible") for v in variables], mode)
-        else:
-            both = layout_globals([GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables])
-            layout = both.init if s.name == GLOBAL_INIT else both.uninit
-        if dict(layout.offsets) != starts or layout.align != s.addralign:
-            raise NotImplementedError(f"{s.name}: the layout of {', '.join(v.name for v in variables)} is not reproduced by ptxas's rule with any inferred alignment")
 
 
 # --- shared memory -------------------------------------------------------------------------------

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ..elf.constants import (
+    ET_EXEC,
     SHF_ALLOC,
     SHT_PROGBITS,
+    SHT_RELA,
     NT_CUDA_CUINFO,
     NT_CUDA_TKINFO,
     SHT_NOTE,
@@ -147,7 +149,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
     mode = module.ordering_mode()
-    ptx = [_ptx_function(f) for f in module.functions]
+    ptx = ptx_functions(module)
     order = [f.name for f in module.functions if f.linkage != "extern" and (f.is_kernel or not whole_program)]
     if whole_program:
         order.reverse()  # the kernels were reversed into declaration order above
@@ -156,10 +158,22 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     # tells the declaration order of the functions that have one
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
+    hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
     try:
-        declared = declaration_order_from(order, ptx, mode, hint=hint)
+        symbols = None if whole_program else [y.name for y in ordered if y.type == STT_FUNC]
+        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols)
     except ModelError as exc:
         raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+    if not whole_program:
+        # the order found must also give the function symbols as the cubin has them (the
+        # search fixes the .text order; where the rules leave freedom it follows the hint,
+        # which does not always tell the order of static functions named together: r4_1
+        # random module -c)
+        from ..funcorder import symbol_order as function_symbols
+
+        want = [y.name for y in ordered if y.type == STT_FUNC]
+        if function_symbols(declared, mode, order) != want:
+            raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -169,7 +183,103 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
 
 
-def _ptx_function(f: Function) -> PtxFunction:
+def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
+    """The declaration order of the extern functions, as far as the cubin tells it.
+
+    ptxas names an extern's GLOBAL symbol after the first function (in .text order) that
+    references it, the externs one function names first in declaration order (fo_externs -c:
+    s1 calls ext3 then ext1, named ``ext1 ext3``); and a signature string only one function
+    has stands in .strtab in reverse declaration order. Both give pairs; the rest follows
+    ``hint``. (A signature string several functions share tells only about the last of them:
+    ``#ii`` of ext1 and v1.)"""
+    externs = [f.name for f in module.functions if f.linkage == "extern"]
+    if len(externs) < 2:
+        return externs
+    rank: dict[str, int] = {}
+    for i, y in enumerate(symbol_order(obj)):
+        rank.setdefault(y.name, i)
+    before: dict[str, set[str]] = {n: set() for n in externs}  # before[b]: externs declared before b
+    by_name = {f.name: f for f in module.functions}
+    seen: set[str] = set()
+    for text in header_order(obj):
+        if text.mercury or not text.name.startswith(".text."):
+            continue
+        fn = by_name.get(text.name[len(".text.") :])
+        if fn is None:
+            continue
+        refs = {r.symbol for r in fn.relocations if r.symbol} | set(fn.calls)
+        new = sorted((n for n in externs if n in refs and n not in seen), key=lambda n: rank.get(n, 0))
+        for i, a in enumerate(new):
+            for b in new[i + 1 :]:
+                before[b].add(a)
+        seen.update(new)
+    users: dict[str, int] = {}
+    for p in protos:
+        users[p.signature] = users.get(p.signature, 0) + 1
+    unique = [p for p in protos if p.symbol in before and users[p.signature] == 1 and p.signature in position]
+    for a in unique:
+        for b in unique:
+            if position[a.signature] > position[b.signature]:
+                before[b.symbol].add(a.symbol)
+    tie = {n: i for i, n in enumerate(hint)}
+    out: list[str] = []
+    left = list(externs)
+    while left:
+        ready = [n for n in left if before[n] <= set(out)]
+        if not ready:  # contradictory pairs: leave the order to the search
+            return []
+        pick = min(ready, key=lambda n: (tie.get(n, len(tie)), rank.get(n, 0)))
+        out.append(pick)
+        left.remove(pick)
+    return out
+
+
+def function_tables(module: Module) -> dict[str, list[str]]:
+    """Module variables whose initializer holds function addresses (``.const .u64 ctbl[3] =
+    {f4, f3, f2};``, relocatable and -g builds keep their relocations): name -> the functions,
+    in initializer order."""
+    funcs = {f.name for f in module.functions}
+    out: dict[str, list[str]] = {}
+    for d in module.data:
+        names = [r.symbol for r in sorted(d.relocations, key=lambda r: r.offset) if r.symbol in funcs]
+        if names:
+            out[d.name] = names  # type: ignore[assignment]
+    return out
+
+
+def ptx_functions(module: Module) -> list[PtxFunction]:
+    """The funcorder view of the module's functions (see :func:`_ptx_function`). A function
+    whose address only module data holds (no function references the variable) is marked
+    ``taken_by_data``; a function that references such a table uses its contents
+    (:func:`_address_uses`)."""
+    tables = function_tables(module)
+    named = {r.symbol for d in module.data for r in d.relocations}
+    if named:
+        # a variable a body references makes that body the taker (funcorder.PtxFunction)
+        read = {r.symbol for f in module.functions for r in f.relocations}
+        named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
+    return [_ptx_function(f, tables, f.name in named) for f in module.functions]
+
+
+def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
+    """funcorder.PtxFunction.address_uses of a function that references a table of function
+    addresses: its relocations in code order, a table standing for its contents, an
+    address-taking for itself (fo_fptr_global -c: L references ctbl = {f4, f3, f2} before
+    taking f3, so X is f2 f1 f4 f3, which puts f3 first in .text; every target). Empty (the
+    takings stand for it) for the others."""
+    relocs = sorted(f.relocations, key=lambda r: r.offset)
+    if not any(r.symbol in tables for r in relocs):
+        return []
+    uses: list[str] = []
+    for r in relocs:
+        if r.symbol in tables:
+            uses += tables[r.symbol]  # type: ignore[index]
+        elif r.symbol in f.address_taken and r.symbol != f.name:
+            uses.append(r.symbol)  # type: ignore[arg-type]
+    return uses
+
+
+def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
     from ..funcorder import Param, PtxFunction
 
     linkage = f.linkage
@@ -186,8 +296,10 @@ def _ptx_function(f: Function) -> PtxFunction:
         address_taken=f.address_taken,
         has_indirect_call=f.has_indirect_call,
         call_prototypes=f.call_prototypes,
+        address_uses=_address_uses(f, tables) if tables else (),
         params=[Param(str(t), c) for t, c in f.params],  # type: ignore[arg-type]
         returns=[Param(str(t), c) for t, c in f.returns],  # type: ignore[arg-type]
+        taken_by_data=taken_by_data,
     )
 
 
@@ -209,6 +321,10 @@ def decompose(obj: ElfObject) -> Module:
     if not isinstance(options, PtxasOptions):
         raise ModelError(f"options string {options!r} is not one the model knows")
     target = options.arch or "sm_75"
+    if options.extensible_whole_program:
+        raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
+    if options.sanitize:
+        raise NotImplementedError(f"-sanitize={options.sanitize} output is not implemented yet")
     module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
     if not options.debug and obj.find_section(".nv_debug_info_reg_sass") is not None:
         # PTX that says `.target sm_XX, debug` (nvcc -G) is built as under -g, register maps
@@ -230,6 +346,15 @@ def decompose(obj: ElfObject) -> Module:
 
                 if rec.values[0] != fastpath_mask(target):  # type: ignore[union-attr]
                     module.facts["fastpath"] = rec.values[0]  # type: ignore[union-attr]
+            if getattr(rec, "attr", None) is EICompatAttr.INST_TENSORMAP_V1 and rec.value:  # type: ignore[union-attr]
+                module.facts["tensormap"] = rec.value  # type: ignore[union-attr]  # the code uses TMA
+        from ..nvinfo import encode_compat
+        from ..nvinfo.gating import compat_records
+
+        f = module.facts
+        want = compat_records(target, isa_class=int(f.get("isa_class", 1)), fastpath=f.get("fastpath"), tensormap=int(f.get("tensormap", 0)))  # type: ignore[arg-type, call-overload]
+        if encode_compat(want) != compat.data:
+            raise NotImplementedError(".nv.compat: a record the compatibility rules do not give (not modelled yet)")
     for sec in obj.sections:  # creation order
         if sec.sh_type == SHT_PROGBITS and not sec.flags & SHF_ALLOC and sec.name.startswith((".debug_", ".nv_debug_")) and not sec.mercury:
             if not sec.name.startswith(_DEBUG_KNOWN):
@@ -247,6 +372,8 @@ def decompose(obj: ElfObject) -> Module:
     for m in obj.merc_symbols:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
+    first_named = _first_named(obj)
+    kept_sections = {s.name for s in obj.sections if not s.mercury}
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
             continue
@@ -254,10 +381,6 @@ def decompose(obj: ElfObject) -> Module:
         if sym is None or sym.section is not text:
             continue
         linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
-        if linkage == "weak" and sym.other & STO_CUDA_ENTRY:
-            # nvcc -G writes template kernels `.weak .entry`: named before their code like weak
-            # functions, with .nv.info records of their own (not modelled: the emitter crashed)
-            raise NotImplementedError(f"weak kernel {sym.name!r} (.weak .entry) is not implemented yet")
         fn = Function(
             name=sym.name,
             is_kernel=bool(sym.other & STO_CUDA_ENTRY),
@@ -266,15 +389,14 @@ def decompose(obj: ElfObject) -> Module:
             relocations=_relocations(by_name.get(f".rela.text.{sym.name}")) + _relocations(by_name.get(f".rel.text.{sym.name}")),
         )
         if module.device_debug and not module.options.get("compile_only"):
-            _resolved_references(obj, fn)
-        _resolved_call(obj, fn)
+            _resolved_references(obj, fn, first_named, kept_sections)
+        _resolved_call(obj, fn, first_named)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
-            names = [slot.text for slot in obj.shstrtab.slots]
-            rel, rela = f".rel.text.{sym.name}", f".rela.text.{sym.name}"
-            if rel in names and rela in names and names.index(rela) < names.index(rel):
+            rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
+            if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
-        _constants(obj, fn, by_name)
+        _constants(obj, fn, by_name, first_named)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -282,7 +404,13 @@ def decompose(obj: ElfObject) -> Module:
             fn.capsule_symbols = [(m.name, m.value, m.size) for m in merc_in_section.get(id(capsule), ())]
         prefix = f"${sym.name}$"
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
+        if not module.options.get("compile_only") and not module.device_debug:
+            if fn.inlined:
+                _clones_address_only(obj, fn, first_named)
+            else:
+                _resolved_indirect_call(obj, fn, first_named, kept_sections)
         module.functions.append(fn)
+    _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
@@ -298,10 +426,12 @@ def decompose(obj: ElfObject) -> Module:
                     if _BUILTIN_COPY.match(sym.name):
                         linkage = "builtin"  # a ptxas builtin's copy ($__internal_N_$, WEAK)
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
-    _call_facts(obj, module, whole_program)
     from .data import decompose_data, decompose_shared
 
-    decompose_data(obj, module)
+    decompose_data(obj, module)  # before the call facts: tables of function addresses order X
+    _call_facts(obj, module, whole_program)
+    if whole_program:
+        _address_table_order(obj, module)
     pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
     shared_error: NotImplementedError | None = None
     try:
@@ -312,7 +442,10 @@ def decompose(obj: ElfObject) -> Module:
         shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
         module.data[:] = pre_shared
     after_shared = {id(d) for d in module.data}
+    _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
+    if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
+        _check_indirect_propagation(obj, module)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
     if any(s.mercury for s in obj.sections):
@@ -330,6 +463,7 @@ def decompose(obj: ElfObject) -> Module:
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(merc)
+        _check_reserved_clone(obj)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error)
@@ -470,49 +604,233 @@ def _debug_labels(obj: ElfObject, module: Module) -> None:
             labels.discard(slot.text)
     if labels:
         raise NotImplementedError(f"undefined local symbol {sorted(labels)[0]!r} is not implemented yet")
-def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section]) -> None:
+def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names: dict[str, int]) -> None:
     """The compiler constants of .nv.constant2.<f> (jump tables, FP64 literals, function
-    address tables) and their relocations. Declined: -g banks that hold only the callees'
-    tables, which ptxas creates after .nv.prototype."""
+    address tables) and their relocations. A whole-program -g kernel whose own code has no
+    constants but whose callees' do (jump tables, FP64 literals) gets its bank late, after
+    .nv.callgraph and .nv.prototype: fact ``constant_bank_late``. ``names``: each .shstrtab
+    name's first slot (_first_named)."""
     bank = by_name.get(f".nv.constant2.{fn.name}")
     if bank is None:
         return
-    order = [sl.text for sl in obj.shstrtab.slots]
-    if ".nv.prototype" in order and order.index(bank.name) > order.index(".nv.prototype"):
-        raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype (-g: the callees' jump tables) is not implemented yet")
+    late = ".nv.prototype" in names and names[bank.name] > names[".nv.prototype"]
+    if late:
+        if obj.e_type != ET_EXEC or not fn.is_kernel:
+            raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
+        if any(s.mercury for s in obj.sections):
+            from ..mercury import late_bank_blocks
+
+            # its Mercury clone relocates each callee's tables against that callee, found by
+            # the layout rule of late_bank_blocks (jumptable -g, sm_100+)
+            if not late_bank_blocks(obj, fn.name):
+                raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank that is not its callees' jump tables in reverse .text order is not implemented yet")
+        fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
 
 
-def _resolved_references(obj: ElfObject, fn: Function) -> None:
+def _check_reserved_clone(obj: ElfObject) -> None:
+    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem); on sm_110
+    ptxas sometimes leaves the gb10b WAR descriptor at 0x40 zero (tests/alloc/probes glob2 in
+    every mode, realistic_sm90 -g, some sh_* probes: 25 of ~2,100 cubins), and when is not
+    known: decline where the rule does not give the file's bytes."""
+    from ..mercury import _reserved_smem
+
+    clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
+    if clone is None or clone.clone_of is None:
+        return
+    if _reserved_smem(obj, clone.clone_of) != clone.data:
+        zero = not any(clone.data[0x40:0x80])
+        why = "ptxas left the gb10b WAR descriptor zero, which no rule predicts yet" if zero else "its bytes follow no known rule"
+        raise NotImplementedError(f".nv.merc.nv.shared.reserved.0: {why}")
+
+
+def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
+    """The emitter makes the late -g banks (fact ``constant_bank_late``) in reverse .text order
+    of their kernels. ptxas's own order follows the callees that hold the constants (the last
+    callee's kernels first, each group in reverse .text order: kernels k_a -> dev_two,
+    k_b, k_c -> dev_poly give k_a, k_c, k_b), which the leaves do not tell: decline when the
+    two differ. ``functions`` are in .text order."""
+    late = [f.name for f in functions if f.facts.get("constant_bank_late")]
+    if len(late) < 2:
+        return
+    names = _first_named(obj)
+    made = sorted(late, key=lambda n: names[f".nv.constant2.{n}"])
+    if made != late[::-1]:
+        raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
+
+
+def _first_named(obj: ElfObject) -> dict[str, int]:
+    """Where each .shstrtab name was first made (its first slot), once per module: the
+    creation-order facts below compare such positions for every function."""
+    first: dict[str, int] = {}
+    for n, slot in enumerate(obj.shstrtab.slots):
+        first.setdefault(slot.text, n)
+    return first
+
+
+def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
     """-g: ptxas resolves a function's references to .const and compiler-constant data itself,
     yet makes the .rel.text.<f> section for the first of them (and drops it if nothing else
     goes there). When that name comes before any relocation kept would have made it, the code
     made such a reference first: fact ``resolved_relocations`` (``"rela_kept"`` when the empty
     .rela.text.<f> stays)."""
-    names = [slot.text for slot in obj.shstrtab.slots]
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # the compiler-constant bank is made at the first constant reference: after the relocation
     # asks of the code before it (printf_switch -g sm_75-89: .rela, .rel, then .nv.constant2)
-    bank = f".nv.constant2.{fn.name}" if obj.sm < 90 else f".nv.constant.optimizer.{fn.name}"
+    # (sm_90 renames the bank in place, so .shstrtab keeps its final name: kitchen -g; sm_100+
+    # appends it and keeps the creation name)
+    bank = f".nv.constant2.{fn.name}"
+    if obj.sm >= 90 and f".nv.constant.optimizer.{fn.name}" in names:
+        bank = f".nv.constant.optimizer.{fn.name}"
     if bank in names:
-        after = sum(1 for n in (rel, rela) if n in names and names.index(n) < names.index(bank))
+        after = sum(1 for n in (rel, rela) if n in names and names[n] < names[bank])
         if after:
             fn.facts["constant_bank_after"] = after
-    if rel not in names or (rela in names and names.index(rela) < names.index(rel)):
+    if rel not in names or (rela in names and names[rela] < names[rel]):
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     legacy = obj.sm < 90
     first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
     if first_kind != ".rel":
         fn.facts["resolved_relocations"] = True
-    if not fn.relocations and obj.sm >= 90 and any(s.name == rela and not s.mercury for s in obj.sections):
+    if not fn.relocations and obj.sm >= 90 and rela in kept:
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
         fn.facts["resolved_relocations"] = "rela_kept"
 
 
-def _resolved_call(obj: ElfObject, fn: Function) -> None:
+def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """Whole program: a kernel's calls to its clones are resolved relocations, which make
+    ptxas ask for .rel/.rela.text.<k> (kept empty from sm_90 on). A kernel that only takes
+    the address of functions gets their clones (every address-taken function of the module)
+    reached through its .nv.constant2 table alone, and asks for nothing (fo_fptr K2: ``&op_a``,
+    clones of op_a, op_b, op_c; every target). No relocation name for the kernel: fact
+    ``clones_address_only``."""
+    if f".rel.text.{fn.name}" not in names and f".rela.text.{fn.name}" not in names and not fn.relocations:
+        fn.facts["clones_address_only"] = True
+
+
+def _address_table_order(obj: ElfObject, module: Module) -> None:
+    """sm_100+ whole program: the Mercury relocations of a kernel's function-address table
+    come in the module's G order of the functions copied (non-static ones in declaration order,
+    then static ones; cubinemit.mercury._optimizer_relocs). The cubin keeps no other trace of
+    the device functions' declaration order, so it is read back from them: the functions of
+    each table stand in that order in module.functions. Declined when the tables disagree or
+    put a static function before a non-static one."""
+    wanted: list[list[str]] = []
+    for s in obj.sections:
+        prefix = ".nv.merc.rela.nv.constant.optimizer."
+        if not s.mercury or not s.name.startswith(prefix) or not s.relocs:
+            continue
+        owner = f"${s.name[len(prefix):]}$"
+        seq = [r.symbol.name[len(owner) :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(owner)]
+        if seq:
+            wanted.append(seq)
+    if not wanted:
+        return
+    by_name = {f.name: f for f in module.functions}
+    before: dict[str, set[str]] = {}
+    for seq in wanted:
+        for i, a in enumerate(seq):
+            if a not in by_name:
+                raise NotImplementedError(f"function-address table entry {a!r}: no such function")
+            before.setdefault(a, set()).update(seq[:i])
+    order: list[str] = []
+    left = [f.name for f in module.functions if f.name in before]
+    while left:
+        ready = [n for n in left if before[n] <= set(order)]
+        if not ready:
+            raise NotImplementedError("the Mercury relocation orders of the function-address tables disagree")
+        order.append(ready[0])
+        left.remove(ready[0])
+    statics = [n for n in order if by_name[n].linkage == "static"]
+    if order != [n for n in order if by_name[n].linkage != "static"] + statics:
+        raise NotImplementedError("a function-address table lists a static function before a non-static one: not G order")
+    slots = [i for i, f in enumerate(module.functions) if f.name in before]
+    for i, name in zip(slots, order):
+        module.functions[i] = by_name[name]
+
+
+def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
+    """-g folds what an entry can reach into its records; through an indirect call ptxas folds
+    less than every address-taken function (virtual_shapes -g: the destructors' frames stay out
+    of MIN_STACK_SIZE, their externs go to a late EXTERNS), a rule not modelled: rebuild the
+    .nv.info sections from the facts and decline when they differ."""
+    from ..elf.order import symbol_order
+    from ..nvinfo import encode_nvinfo
+    from ..nvinfo.builder import build_module_info
+    from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
+
+    index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
+    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    by_name = {f.name: f for f in module.functions}
+    ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
+    sections = {s.name: s for s in obj.sections if not s.mercury}
+    try:
+        built = build_module_info(from_json(ModuleFacts, module.facts["nvinfo"]), ffacts, symbol_rank=index.__getitem__)  # type: ignore[arg-type]
+        same = all(name in sections and encode_nvinfo(records, symbol_index=index.__getitem__) == sections[name].data for name, records in built.items())
+    except (KeyError, ModelError):
+        same = False
+    if not same:
+        raise NotImplementedError("-g: what an indirect call folds into its kernel's .nv.info is not modelled yet")
+
+
+def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
+    """Whole program: function addresses in a module variable's initializer (``.global .u64
+    tbl[2] = {f2, f1};``) are resolved by ptxas itself, yet it asks for relocation sections of
+    the data section and drops them: .rel below sm_90, .rel then .rela from sm_90 on, for
+    functions a kernel has copies of (fo_fptr_global: ``~.rel.nv.constant.user
+    ~.rela.nv.constant.user ~.rel.nv.global.init ~.rela.nv.global.init``, every target); .rela
+    alone for one no kernel reaches (fo_shuffle_data); from sm_90 on the .rela may stay, empty
+    (virtual_shapes: vtables of cloned methods, tests/probes_rw3). Fact ``resolved_data``: per
+    data section (final name) the kinds asked, in order, each with whether it stays."""
+    from .data import RELOCATION_ORDER, SECTIONS
+
+    if module.options.get("compile_only") or module.device_debug:
+        return
+    position: dict[str, int] = {}
+    for n, slot in enumerate(obj.shstrtab.slots):
+        position.setdefault(slot.text, n)
+    kept = {s.name: s for s in obj.sections if not s.mercury}
+    resolved: dict[str, list[list[object]]] = {}
+    for name in RELOCATION_ORDER:
+        if name not in kept:
+            continue
+        created = SECTIONS[name].creation_name(obj.sm)
+        asks = []
+        for kind in (".rel", ".rela"):
+            names = list(dict.fromkeys(f"{kind}{n}" for n in (created, name)))
+            at = [position[x] for x in names if x in position]
+            if at:
+                stays = [kept[x] for x in names if x in kept]
+                if stays and (stays[0].relocs or len(stays) > 1):
+                    asks = []  # relocations kept: not a resolved-only section
+                    break
+                asks.append((min(at), kind, bool(stays)))
+        else:
+            if asks:
+                resolved[name] = [[kind, stays] for _, kind, stays in sorted(asks)]
+    if resolved:
+        module.facts["resolved_data"] = resolved
+
+
+def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int], kept_sections: set[str]) -> None:
+    """Whole program from sm_90 on: a kernel without clones whose code makes an indirect call
+    (through a pointer parameter: fp_indirect_only, fp_caller_order) has ptxas resolve the
+    call's relocations itself, asking .rel.text.<k> (dropped) then .rela.text.<k> (kept empty),
+    as for calls to clones; below sm_90 it asks nothing. Both names, .rel first, and the empty
+    .rela kept (resolved extern calls drop both: fo_syscalls K4): fact
+    ``resolved_indirect_call``."""
+    if obj.sm < 90 or fn.relocations:
+        return
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    kept = rela in kept_sections  # resolved extern calls drop it
+    if kept and rel in names and names[rel] < names[rela]:
+        fn.facts["resolved_indirect_call"] = True
+
+
+def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """Below sm_90, some code makes a subroutine call that ptxas resolves itself: it asks for
     .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
     when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
@@ -523,10 +841,9 @@ def _resolved_call(obj: ElfObject, fn: Function) -> None:
     fact ``resolved_call``."""
     if obj.sm >= 90:
         return
-    names = [slot.text for slot in obj.shstrtab.slots]
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
-    if rela not in names or rel not in names or names.index(rel) < names.index(rela):
+    if rela not in names or rel not in names or names[rel] < names[rela]:
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
@@ -548,13 +865,10 @@ def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
 
 def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int], by_name: dict[str, Section]) -> None:
     """Module .texref/.surfref/.samplerref (cubinemit.semantic.texrefs) and each kernel's
-    handle uses, read from the relocations of its bank 0 (whole-program builds only: -c leaves
-    the references to the linker). -g (a slot per declared handle, in an order not
-    characterised) is declined."""
+    handle uses, read from the relocations of its bank 0 (whole-program and -g builds: -c
+    leaves the references to the linker)."""
     from .texrefs import decompose_refs
 
-    if module.device_debug:
-        raise NotImplementedError("-g builds with module-scope texture references are not implemented yet (bank 0 holds a slot per declared handle)")
     banks: dict[str, list[Relocation]] = {}
     for s in obj.sections:
         if id(s) in texture_banks and not s.mercury:

@@ -122,14 +122,14 @@ class _Emitter:
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
         self.obj.delete_section(self.section(name, sh_type))
 
-    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False) -> None:
+    def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False, flags: int = SHF_INFO_LINK) -> None:
         """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
         a section given entries (possibly none) is kept with them, one given None is dropped
         again (its name stays behind in the string tables). ``share``: a name asked (and
         dropped) before is reused, not made again (texture-index banks)."""
         for prefix, entries in asks:
             sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
-            sec = self.section(f"{prefix}{target.name}", sh_type, flags=SHF_INFO_LINK, addralign=8, entsize=size, share=share)
+            sec = self.section(f"{prefix}{target.name}", sh_type, flags=flags, addralign=8, entsize=size, share=share)
             if entries is None:
                 self.obj.delete_section(sec)
             else:
@@ -232,6 +232,10 @@ class _Emitter:
         declared ahead of it (every target, tests/probes_rw2; tests/probes_builtin). -g -c
         with constants names them before the on-demand walk (bi_bank_late g_c)."""
         named = {r.symbol for r in fn.relocations}
+        if self.order_names and fn.name == self.order_names[0]:
+            # the first function also names every function whose address the module takes
+            # (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
+            named |= {t for f in self.ptx_functions() for t in f.address_taken} | {f.name for f in self.ptx_functions() if f.taken_by_data}
         functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
         for callee in functions:
             if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
@@ -243,6 +247,13 @@ class _Emitter:
         whole-program output resolves them, keeping an empty .rela from sm_90 on when callees
         were inlined."""
         self.reference_symbols(fn)
+        if self.rel and not self.debug:
+            # -c names the static and weak callees its relocations name that have no symbol
+            # yet like -g, before the relocation sections: -c -O0 makes functions in creation
+            # order (tests/probes_lib lib_calls O0_c: `helper .rela.text.lib_add`), other -c
+            # builds meet such a callee in a call cycle, where the DFS emits the caller first
+            # (fo_recursion -c: `.nv.info.c2 f:c1 .rela.text.c2`); every target
+            self.debug_callee_symbols(fn)
         if self.rel and fn.constants:
             if self.debug:
                 self.debug_callee_symbols(fn)
@@ -256,10 +267,19 @@ class _Emitter:
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
         hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
-        if not fn.relocations and not fn.inlined and not resolved and not shared_refs and not hidden:
-            if self.debug and self.constant_bank(fn, text) is not None and _jump_tables(fn):
+        # whole program: calls to the clones are resolved relocations; a kernel that only
+        # takes addresses reaches its clones through its bank and asks nothing
+        # (decompose._clones_address_only)
+        calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
+        # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
+        calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
+            if self.debug:
+                self.constant_bank(fn, text)
+            if self.debug and _jump_tables(fn):
                 # -g: the BRX's table reference asks for .rela.text.<f>, resolved and dropped
-                # (jt_kernels probe, every target)
+                # (jt_kernels probe, every target), also when the tables live in the caller's
+                # late bank (jumptable -g: dev_jt, dev_weak_jt, dev_static_jt)
                 self.ask_relocations(text, [(".rela", None)])
             self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
             return
@@ -273,7 +293,7 @@ class _Emitter:
             bank_after = int(fn.facts.get("constant_bank_after", 0))
             if not bank_after:
                 self.constant_bank(fn, text)
-        elif not self.rel and (fn.inlined or shared_refs) and not hidden:
+        elif not self.rel and (calls_clones or shared_refs) and not hidden:
             if self.family is not Family.LEGACY:
                 asks: list[tuple[str, list[Relocation] | None]] = [(".rel", None), (".rela", [])]
                 # the first resolved reference carries an addend (sm_110a tcgen05: the reserved
@@ -320,10 +340,10 @@ class _Emitter:
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
             # is asked for (shared_module/sh_callgraph -g: `.rel.text.k1 k1a .rela.text.k1`
-            # below sm_90, after both names from sm_90 on, even when a return address asked
-            # .rela first: nvcc -G layernorm_smem `.rela.text.k .rel.text.k partial`), used
-            # ones first
-            if asked and (legacy or ".rel" in asked):
+            # below sm_90, after both names from sm_90 on): once .rel is asked, even when a
+            # return address asked .rela first (nvcc -G layernorm_smem, -g and -c, every
+            # target: `.rela.text.k .rel.text.k partial`), used ones first
+            if ".rel" in asked:
                 for name in own:
                     self.scoped_symbol(name)
 
@@ -349,14 +369,40 @@ class _Emitter:
             self.constant_bank(fn, text)  # made once
         self.scoped_symbols(fn)  # variables no relocation names, after the walk
 
+    def ptx_functions(self) -> list[PtxFunction]:
+        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
+        from .decompose import ptx_functions
+
+        return ptx_functions(self.m)
+
+    def clones_in_order(self, fn: Function) -> list[tuple[str, int, int]]:
+        """``fn``'s whole-program copies in the order ptxas creates them
+        (cubinemit.nvinfo.builder.clone_order: recursive or address-taken callees first, each
+        group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
+        counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
+        _7_$..dsqrt.. $K1$ssqrt``)."""
+        from ..nvinfo.builder import clone_order
+        from ..nvinfo.facts import FunctionFacts, from_json
+
+        info = fn.facts.get("nvinfo")
+        if not fn.inlined or not isinstance(info, dict):
+            return list(fn.inlined)
+        ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
+        rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
+        if any(callee not in rank for callee, _, _ in fn.inlined):
+            return list(fn.inlined)
+        return sorted(fn.inlined, key=lambda c: rank[c[0]])
+
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
-    def constant_bank(self, fn: Function, text: Section) -> Section | None:
+    def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
         """Create .nv.constant2.<f> for ``fn``'s constants (once) with its section symbol. ptxas
         creates it as .nv.constant.optimizer.<f> from sm_90 on and renames it later
         (rename_banks); executables make it right after the kernel's .nv.shared.<f> name (and the reserved-SMEM
         symbols of the first function), before the inlined copies' symbols; -g after the static
-        callees' symbols; relocatable output at its first const_opt relocation."""
-        if not fn.constants:
+        callees' symbols; relocatable output at its first const_opt relocation. A -g kernel
+        that holds only its callees' constants (fact ``constant_bank_late``) gets it from
+        :meth:`late_constant_banks` (``late``)."""
+        if not fn.constants or bool(fn.facts.get("constant_bank_late")) != late:
             return None
         bank = self.banks2.get(fn.name)
         if bank is not None:
@@ -371,16 +417,36 @@ class _Emitter:
         self.banks2[fn.name] = bank
         return bank
 
+    def late_constant_banks(self, functions: list[tuple[Function, Section]]) -> None:
+        """-g whole program: a kernel whose own code has no compiler constants while its callees'
+        have (jump tables, FP64 literals) gets its .nv.constant2.<k>, holding them, after
+        .nv.callgraph and .nv.prototype (before .nv.rel.action), and from sm_90 on its .rela
+        right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
+        tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi). Several such
+        banks come in reverse .text order (kernels k_c, k_a, k_b calling device functions with
+        FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c)."""
+        if self.debug_slots and self.family is not Family.LEGACY and any(fn.facts.get("constant_bank_late") for fn, _ in functions):
+            # both come after .nv.prototype from sm_90 on; no probe tells their order
+            raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
+        for fn, text in reversed(functions):
+            bank = self.constant_bank(fn, text, late=True)
+            if bank is not None and self.family is not Family.LEGACY:
+                self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+
     def relocations_on_demand(self, fn: Function, text: Section) -> None:
         """Relocatable output of a function with constants: ptxas walks the code in order and,
         at each relocation, first makes what it names (the bank at the first constant, then the
         constant's LOCAL object ``<f>.const_opt.<start>.<end>``), then the relocation section of
         its kind if not made yet (fp64 -c: .rela.text.<f> before the bank; jumptable -c: the
         second table's symbol after .rela.text.<f>). Relocations are listed in reverse code
-        order, so the walk goes by ascending offset."""
+        order, so the walk goes by ascending offset. A function-scope .shared variable is named
+        at its first relocation too, as in text_relocations (kitchen80 -c of
+        tests/nvinfo/probes/builder, sm_80: `$__bar0__40 .rel.text.k_sink_c $__bar1__41
+        .rela.text.k_sink_c .nv.constant2.k_sink_c`), unreferenced ones after the walk."""
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
         for r in sorted(fn.relocations, key=lambda q: q.offset):
+            self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
                 bank = self.constant_bank(fn, text)
@@ -396,6 +462,7 @@ class _Emitter:
                 if kind not in made:
                     made.add(kind)
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
+        self.scoped_symbols(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
@@ -432,6 +499,34 @@ class _Emitter:
         self.txq = texture_query(self.m)
         if not self.rel and not self.debug:
             self.slots = plan_slots(self.m)
+        # -g: every handle-using kernel's bank 0 holds the module's handle table; its relocation
+        # section is made with the bank and kept (texref_unified/texref_independent -g)
+        self.debug_slots = plan_slots(self.m) if self.debug and not self.rel else {}
+
+    def debug_slot_relocations(self, fn: Function, bank: Section) -> None:
+        """-g below sm_90: the relocations of a kernel's handle table, in a .rel made right
+        after its bank and, unlike every other relocation section, without SHF_INFO_LINK
+        (texref_unified/texref_independent -g)."""
+        from .texrefs import slot_relocations
+
+        self.ask_relocations(bank, [(".rel", slot_relocations(self.debug_slots[fn.name], self.sm))], flags=0)
+
+    def debug_handle_banks(self, late: list[tuple[Function, Section]], bank_type: int) -> None:
+        """-g from sm_90 on: the banks of the kernels with a handle table are made after
+        .nv.callgraph/.nv.prototype and before the GLOBAL symbols' names, in function order,
+        each as .nv.constant.entry_image_header_indices.<k> (renamed .nv.constant0.<k> with the
+        other banks) with its .rela kept, then its section symbol (texref_* -g, sm_90-sm_120)."""
+        from .texrefs import slot_relocations
+
+        for fn, text in late:
+            if fn.name not in self.debug_slots:
+                continue
+            bank = self.obj.create_section(f".nv.constant.entry_image_header_indices.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
+            self.created[id(bank)] = bank.name
+            bank.info = text
+            self.ask_relocations(bank, [(".rela", slot_relocations(self.debug_slots[fn.name], self.sm))])
+            self.section_symbol(bank)
+            self.handle_banks[fn.name] = bank
 
     def reference_symbols(self, fn: Function) -> None:
         """texmode_independent: txq on a sampler reads .nv.independent.samplerrefDescSize, a WEAK
@@ -475,15 +570,19 @@ class _Emitter:
             else:
                 self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
 
-    def address_table_relocations(self) -> None:
+    def address_table_relocations(self, first: bool) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
-        asked after the debug payloads, before .debug_frame's relocation names (ftab probe):
-        both dropped below sm_90 (asked under the bank's final name), .rela kept empty from
-        sm_90 on (the addresses are resolved; asked under the creation name)."""
+        asked after the debug payloads: the first function's before .debug_frame's relocation
+        names, every other one's after them, in function order (ftab probe; propagation_order:
+        kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed; fo_fptr: K2's before
+        .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped below
+        sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
+        addresses are resolved; asked under the creation name)."""
         if self.rel or self.debug:
             return
-        for name, bank in self.banks2.items():
-            if not _address_table(self.functions[name]):
+        for n, name in enumerate(self.order_names):
+            bank = self.banks2.get(name)
+            if bank is None or (n == 0) != first or not _address_table(self.functions[name]):
                 continue
             if self.family is Family.LEGACY:
                 final = final_name(self.created[id(bank)])
@@ -524,9 +623,12 @@ class _Emitter:
         self.data_relocations()
         self.handle_relocations(first=True)
         frame = payloads[".debug_frame"]
-        self.address_table_relocations()
+        self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
+        if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
+            raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
+        self.address_table_relocations(first=False)
         self.handle_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
@@ -584,7 +686,7 @@ class _Emitter:
             return []
         from ..funcorder import prototypes
 
-        return prototypes([_ptx_function(f) for f in self.m.functions], self.mode, [f.name for f in order], self.sm)
+        return prototypes(self.ptx_functions(), self.mode, [f.name for f in order], self.sm)
 
     def signature_strings(self, order: list[Function]) -> None:
         """The signature strings come first in .strtab (funcorder.signature_strings: the
@@ -593,25 +695,72 @@ class _Emitter:
         from ..funcorder import signature_strings
 
         if self.rel or self.debug:
-            ptx = [_ptx_function(f) for f in self.m.functions]
+            ptx = self.ptx_functions()
             for text in signature_strings(ptx, self.mode, [f.name for f in order], self.sm):
                 self.obj.strtab.add(text)
 
-    def address_taken_symbols(self) -> None:
+    def address_taken_symbols(self, first: Function) -> None:
         """-c: the address-taken functions that have no symbol yet get their local or weak one
         right after the first function's .nv.info (and, for a kernel, its reserved-SMEM and
-        UDT/UFT symbols), in G order; their global names still come with the other globals
-        (ptxas, -c, every target: tests/probes_fp)."""
+        UDT/UFT symbols), together with the first function's callees, in G order; their global
+        names still come with the other globals (ptxas, -c, every target: tests/probes_fp;
+        r4_1 random module: the callee f00 between the address-taken f02 and f04 would
+        otherwise come after them)."""
         if not self.rel or self.debug:
             return
         from ..funcorder import g_order
 
         taken = {t for f in self.m.functions for t in f.address_taken}
-        for name in g_order([_ptx_function(f) for f in self.m.functions]):
+        if taken:
+            taken |= set(first.calls)
+        for name in g_order(self.ptx_functions()):
             fn = self.functions[name]
             if name in taken and name not in self.func_symbols and fn.linkage in ("static", "weak") and not fn.is_kernel:
                 info = _LOCAL_FUNC if fn.linkage == "static" else _WEAK_FUNC
                 self.func_symbols[name] = self.obj.new_symbol(name, info=info, size=len(fn.sass))
+
+    def global_function_symbols(self, late: list[tuple[Function, Section]], early: bool = False) -> set[str]:
+        """Relocatable and -g output: the GLOBAL function symbols (visible functions, called
+        externs) in the order ptxas created the symbols (funcorder.symbol_creation_order: each
+        function of the order, then the callees without a symbol yet in G order, the first
+        function also every address-taken function), the visible variables right after the
+        first function's own (r1_0 random module -c: f05 calls f02, so `f02 f09` although .text
+        has f09 first; fo_random_fptr -c: address-taken f00 before f09; ad hoc: .text
+        `s0 zz K aa tk`, globals `s0 gv aa zz K tk`; ftab -c: k_itab f_one f_two f_three k_ftab
+        with .text k_itab f_three f_two f_one k_ftab; calls -c: k_malloc malloc free; sm_75,
+        sm_90). ``early``: a -c library module names the visible variables before any function
+        (f2 probe). Returns the externs named."""
+        from ..funcorder import symbol_creation_order
+
+        texts = {fn.name: text for fn, text in late}
+        created = symbol_creation_order(self.ptx_functions(), self.mode, [fn.name for fn, _ in late])
+        names = [n for n in created if self.functions[n].linkage in ("visible", "extern")]
+        first = late[0][0].name
+        if early:
+            self.visible_data_symbols()
+        elif names and names[0] == first:
+            self.global_function_symbol(first, texts)
+        if not early:
+            self.visible_data_symbols()
+        externs = set()
+        for name in names:
+            self.global_function_symbol(name, texts)
+            if self.functions[name].linkage == "extern":
+                externs.add(name)
+        return externs
+
+    def global_function_symbol(self, name: str, texts: dict[str, Section]) -> None:
+        if name in self.func_symbols:
+            return
+        fn = self.functions[name]
+        text = texts.get(name)
+        if fn.linkage == "extern":
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, 0, None)
+        elif text is not None:
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
+        else:
+            raise ModelError(f"visible function {name!r} has no .text")
+        self.func_symbols[name] = self.obj.add_symbol(sym)
 
     def first_function_symbols(self) -> None:
         """After the first function's section (or at the end when there is none): the reserved
@@ -859,14 +1008,21 @@ class _Emitter:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
             if not relocs:
+                # function addresses ptxas resolved itself: the relocation sections it asked,
+                # dropped or kept empty (decompose._resolved_data_relocations)
+                asks = self.m.facts.get("resolved_data", {}).get(name, ())  # type: ignore[union-attr]
+                self.ask_relocations(sec, [(str(kind), [] if stays else None) for kind, stays in asks])
                 continue
             if self.family is Family.LEGACY:
+                # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
+                # .rel when there is one (global_tables sm_75; alone when every pointer has
+                # an offset, tests/probes_data gptr_addend)
                 rel, rela = _split(relocs)
-                if rela:
-                    raise NotImplementedError(f"{name}: relocations with addends below sm_90 are not modelled yet")
-                self.ask_relocations(sec, [(".rel", rel)])
+                self.ask_relocations(sec, [(kind, entries) for kind, entries in ((".rel", rel), (".rela", rela)) if entries])
+            elif any(not r.addend for r in relocs):
+                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])  # sm_90+: .rel dropped
             else:
-                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
+                self.ask_relocations(sec, [(".rela", relocs)])
 
     def visible_data_symbols(self) -> None:
         """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
@@ -953,23 +1109,20 @@ class _Emitter:
             self.reserved_objects(self.reserved_section())
 
     def function_order(self) -> list[Function]:
-        m = self.m
-        if self.debug:
-            # -g (with or without -c): every function gets its .text: non-static ones in
-            # declaration order, then the static ones in declaration order
-            defined = [f for f in m.functions if f.linkage not in ("extern",)]
-            return [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
-        if self.rel:
-            # relocatable: ptxas's function order (post-order DFS, or declaration order at -O0)
-            from ..funcorder import function_order
+        """ptxas's .text order (cubinemit.funcorder): -g (with or without -c) gives every function
+        a .text, non-static ones in declaration order, then the static ones; relocatable output
+        the post-order DFS (declaration order at -O0); whole program the kernels in reverse PTX
+        order; a module that takes a function's address shuffles the non-DFS orders."""
+        from ..funcorder import function_order
 
-            names = function_order([_ptx_function(f) for f in m.functions], self.mode)
-            return [self.functions[n] for n in names]
-        kernels = [f for f in m.functions if f.is_kernel]
-        inlined = {n for k in kernels for n, _, _ in k.inlined}
-        if any(not f.is_kernel and f.linkage != "extern" and f.name not in inlined for f in m.functions):
-            raise NotImplementedError("device functions that are not inlined into a kernel")
-        return list(reversed(kernels))  # whole program: kernels in reverse PTX order
+        m = self.m
+        if not self.debug and not self.rel:
+            kernels = [f for f in m.functions if f.is_kernel]
+            inlined = {n for k in kernels for n, _, _ in k.inlined}
+            if any(not f.is_kernel and f.linkage != "extern" and f.name not in inlined for f in m.functions):
+                raise NotImplementedError("device functions that are not inlined into a kernel")
+        names = function_order(self.ptx_functions(), self.mode)
+        return [self.functions[n] for n in names]
 
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
@@ -977,6 +1130,14 @@ class _Emitter:
         self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
+        if m.options.get("extensible_whole_program"):
+            # measured, not all modelled: e_type 0xff00 without program headers, a dropped
+            # .nv.uft.entry after the notes, no .nv.rel.action below sm_90, but also _param and
+            # __ocg_const names and other reserved-SMEM values (order/texquery/calls -ewp)
+            raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
+        if m.options.get("sanitize"):
+            # the sanitizer's injected functions, $ADDRESS$ symbols and .nv.resolvedrela
+            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not implemented yet")
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
@@ -1003,12 +1164,22 @@ class _Emitter:
 
         bank_type = SHT_CUDA_CONSTANT if self.rel else SHT_PROGBITS
         late = []
+        # an optimised -c module without kernels (a library of device functions) makes them
+        # before its first function's .text, not after it (sm_75-sm_120, -c and -c -lineinfo;
+        # -c -O0 and -g -c keep the usual place)
+        early = bool(order) and self.rel and not self.mode.creation_style and not any(f.is_kernel for f in order)
+        if early:
+            self.first_function_symbols()
         for i, fn in enumerate(order):
+            # static and weak functions (kernels included) are named before their .text, a
+            # kernel marked STO_CUDA_ENTRY (fo_linkage: `W:K3 .text.K3`, `f:K2 .text.K2`, every
+            # target and mode)
+            entry = STO_CUDA_ENTRY if fn.is_kernel else 0
             if fn.linkage == "static":
                 if fn.name not in self.func_symbols:
-                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, size=len(fn.sass))
-            elif fn.linkage == "weak" and not fn.is_kernel and fn.name not in self.func_symbols:
-                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, size=len(fn.sass))
+                    self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_LOCAL_FUNC, other=entry, size=len(fn.sass))
+            elif fn.linkage == "weak" and fn.name not in self.func_symbols:
+                self.func_symbols[fn.name] = obj.new_symbol(fn.name, info=_WEAK_FUNC, other=entry, size=len(fn.sass))
             text = self.section(f".text.{fn.name}", SHT_PROGBITS, symbol=True, flags=SHF_ALLOC | SHF_EXECINSTR, addralign=128, data=fn.sass)
             text.link = self.symtab
             if fn.is_kernel:
@@ -1020,7 +1191,7 @@ class _Emitter:
                 if self.cap_trigger(fn):
                     self.shared_cap()
             else:
-                if i == 0:
+                if i == 0 and not early:
                     self.first_function_symbols()
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
@@ -1031,10 +1202,10 @@ class _Emitter:
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:
-                self.address_taken_symbols()
+                self.address_taken_symbols(fn)
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
-            for callee, offset, size in fn.inlined:
+            for callee, offset, size in self.clones_in_order(fn):
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
@@ -1049,7 +1220,10 @@ class _Emitter:
             if self.family is Family.LEGACY and fn.is_kernel:
                 bank = obj.create_section(f".nv.constant0.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
                 bank.info = text
-                if not self.rel and not self.txq:
+                if fn.name in self.debug_slots:
+                    # -g below sm_90: the table's .rel right after its bank, flags 0
+                    self.debug_slot_relocations(fn, bank)
+                elif not self.rel and not self.txq:
                     # whole program with txq/suq asks no .rel of bank 0 here (texref_unified)
                     self.ghost(f".rel.nv.constant0.{fn.name}", SHT_REL)
                 if fn.name in self.slots:
@@ -1074,36 +1248,51 @@ class _Emitter:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
             # (texref_unified, texref_independent, hnd_* probes on every family)
             self.callgraph(protos)
+        self.late_constant_banks(late)
+        if self.debug_slots and self.family is not Family.LEGACY:
+            self.debug_handle_banks(late, bank_type)
         if self.family is Family.LEGACY and not self.rel:
             self.section(".nv.rel.action", SHT_CUDA_RELOCINFO, symbol=True, addralign=8, entsize=8)
 
-        # GLOBAL symbols get their names now, in symtab order
+        # GLOBAL symbols get their names now, in symtab order: relocatable and -g output in
+        # creation order (global_function_symbols), executables in function order
         externs_done: set[str] = set()
+        if late and (self.rel or self.debug):
+            externs_done = self.global_function_symbols(late, early)
+        elif early:  # and the visible variables before the first function (f2 probe, -c)
+            self.visible_data_symbols()
+        extern_names = [f.name for f in m.functions if f.linkage == "extern"]  # declaration order
         for n, (fn, text) in enumerate(late):
-            if fn.linkage == "visible":
+            if fn.linkage == "visible" and fn.name not in self.func_symbols:
                 sym = Symbol(obj.strtab.add(fn.name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
-                obj.add_symbol(sym)
+                self.func_symbols[fn.name] = obj.add_symbol(sym)
             else:
                 sym = self.func_symbols[fn.name]
                 sym.section = text
             text.info = sym
-            for callee, offset, size in fn.inlined:
-                if self.functions[callee].linkage == "visible":
-                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
-            if n == 0:  # the visible variables are named after the first function
+            if n == 0 and not (self.rel or self.debug):  # the visible variables are named after the first function
                 self.visible_data_symbols()
             if facts(self.sm).text_info_regcount:
                 text.info_high = _info_facts(fn).get("register_count", 0) << 24  # type: ignore[operator]
             # an undefined function gets its GLOBAL symbol after the first function naming it (a
             # relocation, or in whole-program output a call resolved through .nv.constant4); a
-            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one
-            named = [r.symbol for r in fn.relocations if r.symbol] + self.extern_calls(fn)
+            # name no function has (__UFT_OFFSET, a variable, a constant object) is not one.
+            # They come in declaration order, not code order (fo_syscalls -c: helper calls
+            # vprintf then free, named `vprintf free`; calls to free vprintf malloc are named
+            # `vprintf malloc free` as declared; non-syscall externs alike; sm_75, sm_90)
+            refs = {r.symbol for r in fn.relocations if r.symbol} | set(self.extern_calls(fn))
+            named = [n for n in extern_names if n in refs]
             for ref in named:
                 target = self.functions.get(ref)
                 if ref not in externs_done and target is not None and target.linkage == "extern":
                     externs_done.add(ref)
                     if ref not in self.func_symbols:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
+            # the copies of visible callees, after the externs (fo_syscalls K3: `K3 malloc free
+            # $K3$vhelper`; with a visible variable: `K gv malloc $K$aa $K$zz`, sm_90)
+            for callee, offset, size in self.clones_in_order(fn):
+                if self.functions[callee].linkage == "visible":
+                    obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
         if not late:
             self.visible_data_symbols()
         self.rename_banks()
@@ -1154,12 +1343,14 @@ class _Emitter:
                 c.info = clones.get(id(s.info), s.info) if isinstance(s.info, Section) else 0
                 c.relocs = []
                 merc_symtab_ref.append(c)
-        # then the banks (constant2 per function, module banks 3 and 4) in creation order, then
-        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120)
+        # then the banks (texture-index banks .nv.constant.entry_image_header_indices.<k>,
+        # constant2 per function, module banks 3 and 4) in creation order, then
+        # .nv.global.init, each under its creation name (measured on sm_100a/sm_110/sm_120:
+        # texref_unified makes its index banks first; kitchen makes .nv.constant.pic, then
+        # k_sink_a's optimizer bank, then its index bank)
         banks2 = {id(b) for b in self.banks2.values()}
-        # texture-index banks (.nv.merc.nv.constant.entry_image_header_indices.<k>, bank type
-        # 0x70000079) come before them (texref_unified, sm_100a/sm_110/sm_120)
-        banks = [x for x in existing if id(x) in handles] + [x for x in existing if id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)]
+        made = {key: n for n, key in enumerate(self.created)}
+        banks = sorted((x for x in existing if id(x) in handles or id(x) in banks2 or x.name in (CONSTANT3, CONSTANT4)), key=lambda x: made[id(x)])
         for s in banks + [x for x in existing if x.name == GLOBAL_INIT]:
             if id(s) in handles:
                 c = clone(s, f".nv.merc{self.created[id(s)]}", SHT_CUDA_CONSTANT_MERC0, flags=s.flags, addralign=s.addralign)
@@ -1221,15 +1412,27 @@ def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
 
 
 def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
-    """The bank's alignment: 4 in executables, 8 under -g; relocatable output aligns it to 8
-    when one of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and
-    to 4 otherwise (fp64, jumptable and switch_fp64 probes, every target)."""
+    """The bank's alignment: 4 in executables; relocatable and -g output align it to 8 when one
+    of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and to 4
+    otherwise (fp64, jumptable and switch_fp64 probes, every target). -g keeps no constant
+    objects: the jump tables are known (order -g: one four-entry table, 4; jt_kernels -g: a
+    two-entry one, 8), the other bytes are FP64 literals when there are 8 of them (sync -g:
+    k_atom16's one float, 4)."""
     if debug:
-        return 8
+        tables = _jump_table_sizes(fn)
+        rest = len(fn.constants) - sum(tables)
+        return 8 if 8 in tables or rest >= 8 else 4
     if not rel:
         return 4
     spans = [_const_opt_span(fn, r.symbol) for r in fn.relocations]
     return 8 if any(sp is not None and sp[1] - sp[0] == 8 for sp in spans) else 4
+
+
+def _jump_table_sizes(fn: Function) -> list[int]:
+    """The byte size of each of the function's jump tables (a u32 per target)."""
+    info = fn.facts.get("nvinfo")
+    branches = info.get("indirect_branches") if isinstance(info, dict) else None
+    return [4 * len(b["targets"]) for b in branches or ()]
 
 
 def _jump_tables(fn: Function) -> bool:
@@ -1260,12 +1463,6 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
 
     lay = param_layout(target, from_json(FunctionFacts, _info_facts(fn)))  # type: ignore[arg-type]
     return lay.base, lay.size
-
-
-def _ptx_function(f: Function) -> PtxFunction:
-    from .decompose import _ptx_function as convert
-
-    return convert(f)
 
 
 def emit(module: Module) -> ElfObject:

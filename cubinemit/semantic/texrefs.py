@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..alloc.params import SMALL_PARAM_LIMIT, HandleSlot, HandleUse, handle_slots
+from ..alloc.params import HANDLE_SLOT_SIZE, SMALL_PARAM_LIMIT, HandleKind, HandleSlot, HandleUse, check_use, debug_handle_order, debug_slot_permutation, handle_slots
 from ..alloc._common import align_up
 from ..arch import facts as arch_facts
 from ..elf.model import ElfObject
@@ -74,8 +74,26 @@ def _param_end(module: Module, fn: Function) -> tuple[int, int]:
     return lay.base, lay.size
 
 
+_KINDS = {"tex": HandleKind.TEXTURE, "sampler": HandleKind.SAMPLER, "surf": HandleKind.SURFACE}
+_FIELDS = {HandleKind.TEXTURE: "texture", HandleKind.SAMPLER: "sampler", HandleKind.SURFACE: "surface"}
+
+
+def debug_first_function(module: Module) -> Function | None:
+    """The first function of a -g build (non-static ones in declaration order, then the
+    static ones): its handle uses order the module's -g handle table."""
+    defined = [f for f in module.functions if f.linkage != "extern"]
+    ordered = [f for f in defined if f.linkage != "static"] + [f for f in defined if f.linkage == "static"]
+    return ordered[0] if ordered else None
+
+
+def _debug_table(module: Module) -> list[tuple[str, HandleKind]]:
+    first = debug_first_function(module)
+    return debug_handle_order([(d.name, _KINDS[d.space]) for d in refs(module)], uses_of(first) if first is not None else ())
+
+
 def plan_slots(module: Module) -> dict[str, tuple[HandleSlot, ...]]:
-    """Whole program: each handle-using kernel's slots (cubinemit.alloc.params rules)."""
+    """Each handle-using kernel's slots (cubinemit.alloc.params rules): its own handles in whole
+    program builds, the module's -g table under -g."""
     kernels = [f for f in module.functions if f.is_kernel]
     if not any(uses_of(f) for f in kernels):
         return {}
@@ -83,6 +101,13 @@ def plan_slots(module: Module) -> dict[str, tuple[HandleSlot, ...]]:
     ends = {f.name: _param_end(module, f) for f in kernels}
     module_max = max((size for _, size in ends.values()), default=0)
     module_base = arch.param_base_large if module_max > SMALL_PARAM_LIMIT else arch.param_base
+    if module.device_debug:
+        start = module_base + align_up(module_max, arch.handle_slot_align)
+        table = tuple(HandleSlot(start + HANDLE_SLOT_SIZE * i, **{_FIELDS[kind]: name}) for i, (name, kind) in enumerate(_debug_table(module)))
+        for f in kernels:
+            for use in uses_of(f):
+                check_use(f.name, use, independent(module))
+        return {f.name: table for f in kernels if uses_of(f)}
     out = {}
     for f in kernels:
         uses = uses_of(f)
@@ -147,8 +172,55 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
             slots.setdefault(r.offset, {})[kind] = r.symbol
         ordered = [HandleSlot(off, **fields) for off, fields in sorted(slots.items())]
         by_name[kernel].facts["handles"] = _uses_from_slots(ordered)
+    if banks and module.device_debug:
+        _debug_uses(module, banks, by_name)
     if banks:
         plan = plan_slots(module)
         for kernel, relocs in banks.items():
             if slot_relocations(plan.get(kernel, ()), module.sm) != relocs:
                 raise NotImplementedError(f".nv.constant0.{kernel}: the handle slots are not reproduced by ptxas's slot rule")
+
+
+def _debug_uses(module: Module, banks: dict[str, list[Relocation]], by_name: dict[str, Function]) -> None:
+    """-g keeps each kernel's table of every module handle, not its uses: read the first
+    function's uses back from the table order (alloc.params.debug_handle_order: its handles
+    lead each kind group, the others follow in declaration order; the shortest such prefix),
+    and give every other kernel with slots one use of the table's first handle, which makes
+    its slots too. What these uses do not rebuild is declined by the caller's check."""
+    any_kernel = next(iter(banks))
+    table = [next(n for n in (s.surface, s.sampler, s.texture) if n is not None) for s in (HandleSlot(0, **u) for u in _slot_fields(banks[any_kernel], module.sm))]
+    perm = debug_slot_permutation(len(table))
+    listed: list[str | None] = [None] * len(table)
+    for slot, index in enumerate(perm):
+        listed[index] = table[slot]
+    kinds = {d.name: _KINDS[d.space] for d in refs(module)}
+    declared = [d.name for d in refs(module)]
+    first_uses: list[list[str | None]] = []
+    for kind in (HandleKind.SURFACE, HandleKind.SAMPLER, HandleKind.TEXTURE):
+        group = [n for n in listed if n is not None and kinds.get(n) is kind]
+        if sorted(group) != sorted(n for n in declared if kinds[n] is kind):
+            raise NotImplementedError(f"-g: the handle slots do not list every declared {kind.value} reference once")
+        k = 0
+        while group[k:] != [n for n in declared if kinds[n] is kind and n not in group[:k]]:
+            k += 1
+        first_uses += [[n if kind is HandleKind.TEXTURE else None, n if kind is HandleKind.SAMPLER else None, n if kind is HandleKind.SURFACE else None] for n in group[:k]]
+    first = debug_first_function(module)
+    for name in banks:
+        fn = by_name[name]
+        if fn is first and first_uses:
+            fn.facts["handles"] = first_uses
+        else:
+            lead = listed[0]
+            kind = kinds[lead]  # type: ignore[index]
+            fn.facts["handles"] = [[lead if kind is HandleKind.TEXTURE else None, lead if kind is HandleKind.SAMPLER else None, lead if kind is HandleKind.SURFACE else None]]
+    if first is not None and first.name not in banks and first_uses:
+        raise NotImplementedError("-g: the handle table names uses of a first function that has no handle slots")
+
+
+def _slot_fields(relocs: list[Relocation], sm: int) -> list[dict[str, str]]:
+    """The slots of a bank's handle relocations, by offset."""
+    kind_of = {R_TEX_HEADER_INDEX: "texture", sampler_type(sm): "sampler", R_SURF_HEADER_INDEX: "surface"}
+    slots: dict[int, dict[str, str]] = {}
+    for r in relocs:
+        slots.setdefault(r.offset, {})[kind_of[r.type]] = r.symbol  # type: ignore[index]
+    return [slots[off] for off in sorted(slots)]

@@ -56,15 +56,22 @@ def test_reverted_when_nothing_shrinks() -> None:
 @pytest.mark.parametrize(
     "consts, message",
     [
-        ([c("a", b"")], "'a': data must be non-empty"),
-        ([c("a", b"\0", 3)], "'a': alignment 3"),
-        ([c("a", b"\0"), c("a", b"\1")], "'a' is declared twice"),
-        ([c("a", b"\0\0", relocs=(ConstReloc(2, "t"),))], "'a': relocation at 2"),
+        (lambda: [c("a", b"")], "'a': data must be non-empty"),
+        (lambda: [c("a", "text")], "'a': data must be non-empty bytes"),
+        (lambda: [c("a", b"\0", 3)], "'a': alignment 3"),
+        (lambda: [c("a", b"\0", 4.0)], "'a': alignment 4.0"),
+        (lambda: [c("", b"\0")], "constant has no name"),
+        (lambda: [c("a", b"\0"), c("a", b"\1")], "'a' is declared twice"),
+        (lambda: [c("a", b"\0\0", relocs=(ConstReloc(2, "t"),))], "'a': relocation at 2"),
+        (lambda: [c("a", b"\0\0", relocs=[ConstReloc(0, "t")])], "'a': relocations must be a tuple"),
+        (lambda: [c("a", b"\0\0", relocs=(ConstReloc(0, ["t"]),))], "target \\['t'\\] is not hashable"),
+        (lambda: [c("a", b"\0"), ("b", b"\0", 4)], "takes Constant objects, not tuple"),
     ],
 )
 def test_bad_constants(consts, message) -> None:  # type: ignore[no-untyped-def]
+    """Each bad constant is refused with its name, when it is made or when the list is."""
     with pytest.raises(ModelError, match=message):
-        deduplicate(consts)
+        deduplicate(consts())
 
 
 values = st.sampled_from([b"\0\0\0\0", b"\1\0\0\0", b"\2\0\0\0", bytes(8), b"\1" * 8, bytes(range(12)), bytes(range(16)), b"\3", b"\4\5\6", bytes(range(70))])
