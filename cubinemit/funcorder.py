@@ -883,31 +883,50 @@ def _inverse_dfs(
         def emit(root: str, seen: set[str], children: Callable[[str], list[str]] = children) -> list[str]:
             return _post_order(root, children, seen, defined.__contains__)
 
-        def search(i: int, seen: set[str], roots: list[str]) -> list[PtxFunction] | None:
-            steps[0] += 1
-            if steps[0] > budget:
-                return None
+        reach: dict[str, int] = {}
+
+        def candidates(i: int, seen: set[str]) -> Iterator[tuple[int, set[str], str]]:
+            """The roots that can emit the next block order[i:j+1], the longest first (a root
+            that reaches fewer functions than the block holds cannot: counted once per root)."""
             static_phase = not statics <= seen
-            if i == len(order):
-                if static_phase:
-                    return None
-                for user in _creations(roots, order, table, list(perm), hint_rank):
-                    done = finish(user)
-                    if done is not None:
-                        return done
-                return None
             for j in reversed(range(i, len(order))):
                 r = order[j]
                 if r in seen or (r in statics) != static_phase:
                     continue
+                if r not in reach:
+                    reach[r] = len(emit(r, set()))
+                if reach[r] < j + 1 - i:
+                    continue
                 trial = set(seen)
                 if emit(r, trial) == order[i : j + 1]:
-                    done = search(j + 1, trial, roots + [r])
-                    if done is not None:
-                        return done
+                    yield j + 1, trial, r
+
+        def search() -> list[PtxFunction] | None:
+            """Backtracking over root sequences, on an explicit stack (a module has as many
+            roots as kernels: thousands would overflow Python's recursion)."""
+            stack: list[tuple[int, set[str], list[str], Iterator[tuple[int, set[str], str]]]] = [(0, set(), [], candidates(0, set()))]
+            while stack:
+                steps[0] += 1
+                if steps[0] > budget:
+                    return None
+                i, seen, roots, options = stack[-1]
+                if i == len(order):
+                    stack.pop()
+                    if statics <= seen:
+                        for user in _creations(roots, order, table, list(perm), hint_rank):
+                            done = finish(user)
+                            if done is not None:
+                                return done
+                    continue
+                step = next(options, None)
+                if step is None:
+                    stack.pop()
+                    continue
+                k, trial, r = step
+                stack.append((k, trial, roots + [r], candidates(k, trial)))
             return None
 
-        found = search(0, set(), [])
+        found = search()
         if found is not None or steps[0] > budget:
             return found
     return None

@@ -312,6 +312,23 @@ def _callees(module: ModuleFacts) -> dict[str, list[str]]:
     return out
 
 
+class FunctionMap(dict):  # type: ignore[type-arg]
+    """Functions by name in .text order, remembering what every :func:`propagate` call over it
+    needs once (each function's position, whether the user's code calls externs): a module of
+    a thousand kernels propagates into each of them."""
+
+    def derived(self) -> tuple[dict[str, int], bool]:
+        cached = self.__dict__.get("_derived")
+        if cached is None:
+            cached = self.__dict__["_derived"] = _derive(self)
+        return cached  # type: ignore[no-any-return]
+
+
+def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], bool]:
+    rank = {name: i for i, name in enumerate(functions)}
+    return rank, any(f.externs for f in functions.values() if not f.instrumentation)
+
+
 def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
     """Fold the call graph under ``facts``; ``functions`` in .text order (the order in which
     ptxas visits the reachable functions)."""
@@ -323,7 +340,8 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
             if callee in functions and callee not in seen:
                 seen.add(callee)
                 stack.append(callee)
-    reached = [f for name, f in functions.items() if name in seen]
+    rank, early = functions.derived() if isinstance(functions, FunctionMap) else _derive(functions)
+    reached = [functions[name] for name in sorted(seen, key=rank.__getitem__)]
     recursive = False
     depth: dict[str, int] = {}
     on_path: set[str] = set()
@@ -347,7 +365,6 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
     # instrumentation included, in .text order, into the usual EXTERNS record. Otherwise the
     # externs only -sanitize brings are folded last: a record after the others, its functions in
     # reverse .text order (their compile order; free's extern comes before malloc's).
-    early = any(f.externs for f in functions.values() if not f.instrumentation)
     user = [f for f in reached if early or not f.instrumentation]
     instrumentation = [] if early else [f for f in reversed(reached) if f.instrumentation]
     externs = list(facts.externs)
@@ -383,8 +400,8 @@ def _by_name(functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | 
     if isinstance(functions, Mapping):
         if facts.name in functions:
             return functions
-        return {**functions, facts.name: facts}
-    by_name = {f.name: f for f in functions or ()}
+        return FunctionMap({**functions, facts.name: facts})
+    by_name = FunctionMap((f.name, f) for f in functions or ())
     by_name.setdefault(facts.name, facts)
     return by_name
 
@@ -752,7 +769,7 @@ def build_global_info(
     """
     t = _target(target, module)
     funcs = list(functions_in_text_order)
-    by_name = {f.name: f for f in funcs}
+    by_name = FunctionMap((f.name, f) for f in funcs)
     if len(by_name) != len(funcs):
         raise ModelError("two functions share a name in functions_in_text_order")
     out: list[NvInfoRecord] = []
@@ -830,7 +847,7 @@ def build_module_info(
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
     (``symbol_rank``: see :func:`build_global_info`)."""
     out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank)}
-    by_name = {f.name: f for f in functions_in_text_order}
+    by_name = FunctionMap((f.name, f) for f in functions_in_text_order)
     for f in functions_in_text_order:
         out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
     return out

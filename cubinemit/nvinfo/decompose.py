@@ -20,7 +20,7 @@ from ..elf.order import header_order, symbol_order
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from .builder import build_function_info, clone_groups, maxreg_count, propagate
+from .builder import FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
 from .codec import decode_nvinfo
@@ -366,7 +366,7 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
     Own externs are the entry's own call-graph edges to undefined functions; a CTAIDZ_USED the
     callees explain is taken as inherited unless only an own one rebuilds the same records.
     """
-    by_name = {f.name: f for f in funcs}
+    by_name = FunctionMap((f.name, f) for f in funcs)
     direct = {(e.caller, e.callee) for e in module.call_graph.calls}
     out = []
     for f, raw in zip(funcs, raws):

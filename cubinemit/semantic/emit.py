@@ -102,6 +102,7 @@ class _Emitter:
         #: whole program: the handle slots of each kernel using texture references, and the
         #: banks made for them
         self.slots: dict[str, tuple] = {}  # type: ignore[type-arg]
+        self.g_functions: list[Function] | None = None
         self.handle_banks: dict[str, Section] = {}
         self.txq = False
 
@@ -236,8 +237,9 @@ class _Emitter:
             # the first function also names every function whose address the module takes
             # (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
             named |= {t for f in self.ptx_functions() for t in f.address_taken} | {f.name for f in self.ptx_functions() if f.taken_by_data}
-        functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
-        for callee in functions:
+        if self.g_functions is None:  # G order, once per module
+            self.g_functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
+        for callee in (f for f in self.g_functions if f.name in named):
             if callee.name in named and callee.linkage in ("static", "weak", "builtin") and not callee.is_kernel and callee.name not in self.func_symbols:
                 info = _LOCAL_FUNC if callee.linkage == "static" else _WEAK_FUNC
                 self.func_symbols[callee.name] = self.obj.new_symbol(callee.name, info=info, size=len(callee.sass))
