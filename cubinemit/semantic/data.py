@@ -62,7 +62,7 @@ from ..elf.constants import (
     SHT_PROGBITS,
 )
 from ..elf.constants import STB_GLOBAL, STB_LOCAL, STT_SECTION
-from ..elf.model import ElfObject, Section
+from ..elf.model import ElfObject, Section, Symbol
 from ..elf.order import symbol_order
 from ..errors import ModelError
 from .model import DataObject, Module, Relocation
@@ -155,9 +155,14 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
     """Lay the module's variables out as ptxas does for its mode (module .shared variables
     have symbols in .nv_debug.shared in -c and -g builds only)."""
     mode = alloc_mode(module)
-    # -c and -g walk module .shared variables with the others, in declaration order
+    # -c and -g walk module .shared variables with the others, in declaration order; extern
+    # .global/.const variables are not placed (undefined symbols, -c)
     shared_too = mode is not Mode.WHOLE_PROGRAM
-    variables = [d for d in module.data if d.space in ("global", "const") or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")]
+    variables = [
+        d
+        for d in module.data
+        if (d.space in ("global", "const") and d.linkage != "extern") or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")
+    ]
     for v in variables:
         if v.linkage not in ("visible", "static"):
             raise NotImplementedError(f"data object {v.name!r}: {v.linkage} variables are not placed by the builder yet")
@@ -292,6 +297,15 @@ def _kernel_alignments_pinned(placed: Sequence[tuple[str, int, int]], section_al
     return out
 
 
+#: st_other space marks of relocatable extern variables
+_EXTERN_SPACES = {0x20: "global", 0x80: "const"}
+
+
+def _extern_data(y: Symbol) -> bool:
+    """An undefined GLOBAL .global/.const variable (an extern of a -c build)."""
+    return y.type == 13 and y.bind == STB_GLOBAL and y.section is None and y.shndx == 0 and (y.other & ~0x04) in _EXTERN_SPACES
+
+
 def decompose_data(obj: ElfObject, module: Module) -> None:
     """The module's ``.global``/``.const`` variables from their symbols and section bytes, in the
     order ptxas walked them (visible ones as .symtab names them, then the others), with the
@@ -304,10 +318,14 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
             continue
         if s.name in (GLOBAL_INIT, GLOBAL, CONSTANT3):
             sections[id(s)] = s
-    if not sections:
+    externs = {id(y) for y in obj.symbols if _extern_data(y) and alloc_mode(module) is Mode.RELOCATABLE}
+    if not sections and not externs:
         return
     visible, internal = [], []
     for y in symbol_order(obj):
+        if id(y) in externs:
+            visible.append(y)  # declared among the visible ones (below)
+            continue
         if y.section is None or id(y.section) not in sections or y.type == STT_SECTION:
             continue
         if y.bind == STB_LOCAL:
@@ -319,6 +337,12 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
     by_section: dict[int, list[DataObject]] = {}
     placed: dict[int, list[tuple[str, int, int]]] = {}
     for y in visible + internal:
+        if id(y) in externs:
+            # -c: an extern .global/.const variable (defined in another translation unit) is an
+            # undefined GLOBAL STT_CUDA_OBJECT marked with its space, of its declared size,
+            # named with the visible variables in declaration order (rdc_lib probe, every target)
+            module.data.append(DataObject(name=y.name, space=_EXTERN_SPACES[y.other & ~0x04], size=y.size, linkage="extern", managed=bool(y.other & 0x04)))
+            continue
         s = y.section
         init = None if s.name == GLOBAL else bytes(s.data[y.value : y.value + y.size])
         v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage="visible" if y.bind == STB_GLOBAL else "static", managed=bool(y.other & 0x04))
@@ -406,7 +430,7 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         # an undefined variable (an extern .shared or .global of a -c or -g build) other than
         # the reserved-SMEM and UDT/UFT symbols ptxas makes itself; -c extern .shared is modelled
         if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")):
-            if alloc_mode(module) is Mode.RELOCATABLE and y.other == 0x40 and y.bind == STB_GLOBAL:
+            if alloc_mode(module) is Mode.RELOCATABLE and (y.other == 0x40 and y.bind == STB_GLOBAL or _extern_data(y)):
                 continue
             raise NotImplementedError(f"undefined variable {y.name!r} (extern .shared/.global of a -c or -g build) is not implemented yet")
     sections = [s for s in obj.sections if not s.mercury and s.name.startswith(".nv.shared.") and s.name != ".nv.shared.reserved.0"]

@@ -1039,6 +1039,12 @@ class _Emitter:
                 # declaration order with the visible variables (texref_*, hnd_* probes)
                 self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
                 continue
+            if v.linkage == "extern" and v.space in ("global", "const"):
+                # -c: an extern variable, undefined, of its declared size (rdc_lib probe)
+                if not self.rel:
+                    raise ModelError(f"extern variable {v.name!r}: only relocatable output leaves a variable undefined")
+                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x1D, other=self.space_mark(v), size=v.size)
+                continue
             if id(v) in planned and v.linkage == "visible" and not self.dropped(v):
                 name = section_of(v)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
