@@ -193,3 +193,18 @@ def test_random_debug_modules(ptxas_ok, tmp_path, target):
                 wrong.append((ptx.stem, where_in(read_cubin(data), off)))
     assert not wrong, wrong
     assert exact == 2 * len(RANDOM_SEEDS), declined
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "O0", "lineinfo"])
+def test_gshared_probes_whole_program(ptxas_ok, mode, target):
+    """The same probes in whole-program builds: a kernel whose static shared memory its code
+    never references asks no relocation section and makes no cap (gsh_unused_no_cap; the
+    random probes r3025, r3060, ...: the cap's position, and no .rel/.rela.text.<k> asked)."""
+    misses = []
+    for name in NAMES:
+        data = _cubin(name, target, mode)
+        off = first_difference(semantic_roundtrip(data), data)
+        if off is not None:
+            misses.append((name, hex(off), where_in(read_cubin(data), off)))
+    assert not misses, misses

@@ -449,6 +449,17 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
     if debug:
         raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
     base = facts(obj.sm).shared_base
+    # from sm_90 on .nv.reservedSmem.cap follows the first kernel whose code names shared
+    # memory: the static shared memory of a kernel made before it (of every kernel, without a
+    # cap) is declared but never referenced (gsh_unused_no_cap: no cap, no .rel.text.k1)
+    idle: set[str] = set()
+    if family_of(obj.sm) is not Family.LEGACY:
+        texts, cap_after = _cap_position(obj)
+        idle = set(texts[: texts.index(cap_after)] if cap_after is not None else texts)
+        # a later kernel's resolved references ask .rel and .rela (the .rela kept empty): a
+        # kernel that asked neither references none (random probe r3025: k0's unused k0v0)
+        asked = {slot.text for slot in obj.shstrtab.slots}
+        idle |= {k for k in texts if f".rel.text.{k}" not in asked and f".rela.text.{k}" not in asked}
     empty = []
     for s in sections:
         kernel = s.name[len(".nv.shared.") :]
@@ -458,7 +469,8 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         if size == 0:
             empty.append(s)
             continue
-        module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=[kernel], scope=kernel))
+        users = [] if kernel in idle else [kernel]
+        module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=users, scope=kernel))
     if empty:
         module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
 

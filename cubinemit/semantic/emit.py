@@ -267,7 +267,9 @@ class _Emitter:
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
-        shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
+        # whole program: resolved references to shared memory the code makes (not merely a
+        # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
+        shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
         hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
         # whole program: calls to the clones are resolved relocations; a kernel that only
         # takes addresses reaches its clones through its bank and asks nothing
