@@ -1256,8 +1256,11 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             # .nv.merc.nv_debug_line_sass: `02 b001 f4` for a row 0xc0 further on), or a row
             # with its own line and address steps (nvcc -lineinfo realistic_lineinfo, sm_120
             # .nv.merc.nv_debug_line_sass: `02 f000 03 0a 02 10 01`)
+            # (after an extended opcode too, but not when a copy follows at once: `02 b001 01`
+            # is a row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
             ends = prog[i : i + 3] == b"\x00\x01\x01"
-            if follows_ext or (i < len(prog) and prog[i] != 1 and not ends):
+            nxt = prog[i] if i < len(prog) else None
+            if (follows_ext and nxt != 1) or (nxt is not None and nxt != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:
             v, i = _sleb(prog, i)

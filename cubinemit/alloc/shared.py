@@ -48,10 +48,11 @@ object's alignment, and a section's size is the sum ``S`` of its objects' sizes,
 alignment ``A`` when ``S <= A``. ``.nv_debug.shared`` is aligned to its largest object, a kernel
 section to the larger of its own objects and ``.nv_debug.shared``. Externs stay undefined.
 
+* With externs declared, an object coloured only for functions no kernel calls gives every
+  kernel a section (empty ones at the base, aligned 16) while ``.nv_debug.shared`` is aligned
+  16.
+
 sm_90 and later put every user byte 0x400 further (the ``shared_base`` arch fact), -c excepted.
-Not characterised: under ``-g``, modules whose externs are referenced while some device function
-that no kernel calls references shared memory get or lose empty kernel sections in ways this
-model does not predict.
 """
 
 from __future__ import annotations
@@ -328,25 +329,35 @@ def colour_objects(
     return colour, groups, private, coloured
 
 
-def allocate_debug_shared(objects: Sequence[SharedObject], kernels: Sequence[DebugKernel], *, base: int = 0) -> SharedLayout:
+def allocate_debug_shared(
+    objects: Sequence[SharedObject], kernels: Sequence[DebugKernel], *, base: int = 0, memo: dict[object, object] | None = None
+) -> SharedLayout:
     """The ``-g`` layout of module objects shared by ``kernels`` (see the module doc).
 
     ``objects`` must be in ptxas's list order: visible module variables, internal ones, externs
     (each in declaration order), then every device function's variables (functions in creation
     order, each function's used variables first). Unreferenced and extern objects take part in
     the sort, so they must be passed too.
+
+    ``memo``: a dict kept by a caller that calls again with the same objects and kernels but
+    other users (cubinemit.semantic's search for users): the inputs are checked on the first
+    call only, and each kernel's placement is remembered by where its section starts.
     """
-    check_unique("shared object", [o.name for o in objects] + [v.name for k in kernels for v in k.own])
-    check_unique("kernel", [k.name for k in kernels])
+    if memo is None or "checked" not in memo:
+        check_unique("shared object", [o.name for o in objects] + [v.name for k in kernels for v in k.own])
+        check_unique("kernel", [k.name for k in kernels])
+        for o in objects:
+            check_object("shared object", o.name, o.size, o.align, min_size=0 if o.extern else 1)
+        for k in kernels:
+            for v in k.own:
+                check_object("shared variable", v.name, v.size, v.align)
+        if memo is not None:
+            memo["checked"] = True
     known = {k.name for k in kernels}
     for o in objects:
-        check_object("shared object", o.name, o.size, o.align, min_size=0 if o.extern else 1)
-        for user in sorted(o.users):
+        for user in o.users:
             if user not in known:
                 raise ModelError(f"shared object {o.name!r} is used by unknown kernel {user!r}")
-    for k in kernels:
-        for v in k.own:
-            check_object("shared variable", v.name, v.size, v.align)
     colour, groups, private, coloured = colour_objects(objects, base=base)
     externs = [o for o in objects if o.extern]
     debug_align = max([o.align for o in objects] + [1])
@@ -375,7 +386,13 @@ def allocate_debug_shared(objects: Sequence[SharedObject], kernels: Sequence[Deb
     private_align: dict[str, int] = {}
     for k in kernels:
         items = _triples(k.own) + [(o.name, o.size, o.align) for o in private.get(k.name, ())]
-        placed, end, align = sequential(list_sort(items, by_alignment_then_size), start[k.name])
+        key = (k.name, tuple(items), start[k.name])
+        if memo is not None and key in memo:
+            placed, end, align = memo[key]  # type: ignore[misc]
+        else:
+            placed, end, align = sequential(list_sort(items, by_alignment_then_size), start[k.name])
+            if memo is not None:
+                memo[key] = (placed, end, align)
         static_end[k.name] = end
         private_align[k.name] = align if items else 1
         for name, off in placed.items():
@@ -411,9 +428,16 @@ def allocate_debug_shared(objects: Sequence[SharedObject], kernels: Sequence[Deb
             final_end[user] = max(final_end[user], value)
 
     uses_coloured = {user for obj in coloured for user in obj.users}
+    # with externs declared, an object coloured for functions no kernel calls gives every
+    # kernel a section, empty or not, while .nv_debug.shared is aligned 16 (measured on sm_75:
+    # an uncalled fn0 naming its own variable or a module one, k1 naming nothing gets
+    # .nv.shared.k1 of 0 bytes aligned 16; none when fn0 names only the extern or nothing,
+    # none without externs, none once an extern or any object is aligned 32 or more:
+    # sh_rext2026)
+    every = bool(externs) and debug_align <= 16 and any(not obj.users for obj in coloured)
     for k in kernels:
         has_private = bool(k.own) or bool(private.get(k.name))
-        if not (has_private or k.name in uses_coloured or k.name in extern_users):
+        if not (has_private or every or k.name in uses_coloured or k.name in extern_users):
             continue
         align = private_align[k.name]
         if coloured:

@@ -7,6 +7,7 @@ target. Everything the builder derives is dropped.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from typing import TYPE_CHECKING
@@ -36,7 +37,7 @@ from ..errors import ModelError
 from ..elf.order import header_order, relocated_banks, symbol_order
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
-from .model import DebugSection, Function, Module, Relocation
+from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..funcorder import PtxFunction
@@ -431,7 +432,16 @@ def decompose(obj: ElfObject) -> Module:
     _call_facts(obj, module, whole_program)
     if whole_program:
         _address_table_order(obj, module)
-    decompose_shared(obj, module)
+    pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
+    shared_error: NotImplementedError | None = None
+    try:
+        decompose_shared(obj, module)
+    except NotImplementedError as exc:
+        if not module.device_debug or module.options.get("compile_only"):
+            raise
+        shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
+        module.data[:] = pre_shared
+    after_shared = {id(d) for d in module.data}
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
@@ -444,11 +454,85 @@ def decompose(obj: ElfObject) -> Module:
 
         # the Mercury code's own facts (addresses, sizes, CFA and line rows): leaf data that
         # the capsule determines
-        module.facts["mercury"] = encode(mercury.facts_from_cubin(obj))
+        merc = mercury.facts_from_cubin(obj)
+        for clone in obj.sections:
+            if clone.mercury and clone.name in merc.lines:
+                # the rows are leaf data, their encoding ptxas's: decline where the encoder
+                # does not give the table back (none left in the probe cache; before the
+                # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
+                if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
+                    raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
+        module.facts["mercury"] = encode(merc)
         _check_reserved_clone(obj)
-    if module.device_debug and any(d.space == "shared" for d in module.data):
-        _check_debug_shared(obj, module)
+    if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
+        later = [d for d in module.data if id(d) not in after_shared]
+        _settle_debug_shared(obj, module, pre_shared, later, shared_error)
     return module
+
+
+def _names_debug_shared(obj: ElfObject) -> bool:
+    """Whether ptxas made .nv_debug.shared at some point (live or deleted)."""
+    return any(slot.text == ".nv_debug.shared" for slot in obj.shstrtab.slots)
+
+
+#: how many dropped-variable hypotheses a -g module may try before declining, how many of them
+#: may be rebuilt (those whose layout matches) and how many colour-search steps they share
+PHANTOM_LIMIT = 3000
+PHANTOM_REBUILDS = 64
+PHANTOM_SEARCH_STEPS = 400_000
+
+
+def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None) -> None:
+    """-g: check the shared memory decomposed (:func:`_check_debug_shared`); where it is not
+    reproduced, try again assuming .shared variables that ptxas dropped because no function
+    references them (one, then two device functions': :func:`cubinemit.semantic.data.
+    phantom_hypotheses`): ptxas still walks them (the creation point of .nv_debug.shared) and
+    sorts them with the others (the colouring order), and nothing else records them. The first
+    hypothesis whose rebuild matches is kept; else the first failure is raised. Bounded by
+    PHANTOM_LIMIT hypotheses, PHANTOM_REBUILDS rebuilds and PHANTOM_SEARCH_STEPS steps of the
+    colour search."""
+    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses, walked_in_kernel_sections
+
+    if isinstance(error, SearchBudgetExceeded):
+        raise error  # too many kernels to search: a dropped variable would not make it cheaper
+    if error is None:
+        try:
+            _check_debug_shared(obj, module)
+            return
+        except NotImplementedError as exc:
+            if module.options.get("compile_only"):
+                raise  # -c drops nothing
+            error = exc
+    named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
+    budget = [PHANTOM_SEARCH_STEPS]
+    rebuilds = 0
+    # first: the walk ends earlier, the rest of its names in kernel sections being the kernels'
+    # own variables their code names first (below sm_90 nothing tells them apart: random -g
+    # probe r5006 sm_75, `.nv_debug.shared .nv.global gout k0v0 .rel.text.k0`); then dropped
+    # variables
+    stops = walked_in_kernel_sections(obj, module)
+    hypotheses = [((), stop) for stop in reversed(stops)]
+    for n, (phantoms, stop) in enumerate(itertools.chain(hypotheses, ((p, None) for p in phantom_hypotheses(obj, module, base)))):
+        if n >= PHANTOM_LIMIT or rebuilds >= PHANTOM_REBUILDS or budget[0] <= 0:
+            break
+        module.data = list(base)
+        for f in module.functions:
+            if named_first[f.name] is None:
+                f.facts.pop("shared_named_first", None)
+            else:
+                f.facts["shared_named_first"] = named_first[f.name]
+        try:
+            decompose_shared(obj, module, phantoms, budget, stop)
+        except NotImplementedError:
+            continue
+        module.data += tail
+        rebuilds += 1
+        try:
+            _check_debug_shared(obj, module)
+            return
+        except NotImplementedError:
+            continue
+    raise error
 
 
 def _check_debug_shared(obj: ElfObject, module: Module) -> None:
@@ -463,8 +547,11 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
     except ModelError as exc:
         raise NotImplementedError(f"-g shared memory not reproduced: {exc}") from None
 
-    def names(o: ElfObject) -> tuple[bytes, bytes, list[tuple[str, int, int]]]:
-        return o.shstrtab.layout()[0], o.strtab.layout()[0], [(y.name, y.value, y.size) for y in o.symbols]
+    def names(o: ElfObject) -> tuple[bytes, bytes, list[tuple[str, int, int, object]]]:
+        # symbols with their section too: a privatised object moved to its kernel's section
+        # late (or not) keeps its name and value either way
+        symbols = [(y.name, y.value, y.size, y.section.name if y.section is not None else y.shndx) for y in o.symbols]
+        return o.shstrtab.layout()[0], o.strtab.layout()[0], symbols
 
     for what, ours, theirs in zip(("section names", "string table", "symbols"), names(rebuilt), names(obj)):
         if ours != theirs:

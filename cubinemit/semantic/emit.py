@@ -92,6 +92,9 @@ class _Emitter:
         self.created: dict[int, str] = {}  # creation name of each section (renamed ones differ)
         self.data_sections: dict[str, Section] = {}  # module data sections by final name
         self.data_symbols: dict[str, Symbol] = {}
+        #: -g: module .shared symbols named before the kernel section they are privatised to
+        #: exists (section name per symbol), resolved once every function's sections are made
+        self.late_shared: list[tuple[Symbol, str]] = []
         self.plan: DataPlan | None = None
         self.walked = False  # the visible variables' sections are made
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
@@ -264,7 +267,9 @@ class _Emitter:
         resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
-        shared_refs = not (self.rel or self.debug) and self.uses_shared(fn)
+        # whole program: resolved references to shared memory the code makes (not merely a
+        # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
+        shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
         hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
         # whole program: calls to the clones are resolved relocations; a kernel that only
         # takes addresses reaches its clones through its bank and asks nothing
@@ -339,8 +344,10 @@ class _Emitter:
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
             # is asked for (shared_module/sh_callgraph -g: `.rel.text.k1 k1a .rela.text.k1`
-            # below sm_90, after both names from sm_90 on), used ones first
-            if asked:
+            # below sm_90, after both names from sm_90 on): once .rel is asked, even when a
+            # return address asked .rela first (nvcc -G layernorm_smem, -g and -c, every
+            # target: `.rela.text.k .rel.text.k partial`), used ones first
+            if ".rel" in asked:
                 for name in own:
                     self.scoped_symbol(name)
 
@@ -776,25 +783,55 @@ class _Emitter:
         p = self.plan
         if p is None:
             return
-        if self.debug and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
-            # -g: extern .shared lives in .nv_debug.shared, made before the other variables'
-            # symbols (dyn_smem_scan -g; after sm_110's workaround object, shared_dynamic -g)
-            self.data_section(DEBUG_SHARED)
         for v in p.walk():
             if v.linkage != "visible":
                 name = section_of(v)
                 self.data_section(name)
+                if self.dropped(v):
+                    continue
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                late = None
                 if v.space == "shared" and self.shared is not None:
                     # -g: a module variable one kernel reaches lives in that kernel's section
                     # (shared_dynamic -g: s_static in .nv.shared.k_dyn)
                     where, value = self.shared.symbols[v.name]
-                    found = self.obj.find_section(where)
-                    if found is None:
-                        raise NotImplementedError(f"-g: {v.name!r} is privatised to {where}, made after the module variables")
-                    section = found
+                    section, late = self.shared_home(where, section)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=section, value=value, size=v.size)
+                if late is not None:
+                    self.late_shared.append((self.data_symbols[v.name], late))
                 self.place(v)  # .nv.constant4 after the first .global variable's symbol
+        if self.debug and not self.rel and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
+            # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
+            # non-visible variables, whatever their declaration order (realistic -g:
+            # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
+            # module variable walked earlier made the section already, shared_dynamic -g)
+            self.data_section(DEBUG_SHARED)
+
+    def dropped(self, v: DataObject) -> bool:
+        """-g: a .shared variable no function references. ptxas drops it, but walks it first: a
+        module variable makes .nv_debug.shared at its place in the data walk (made and deleted
+        when nothing lands there: an unused `.shared mu` declared before `.global gout` makes it
+        before .nv.global), a device function's right after that function's code section
+        (sh_rand14 -g: `S:.text.fn0 ~.nv_debug.shared`); it gets no symbol."""
+        return self.debug and not self.rel and v.space == "shared" and self.shared is not None and v.linkage != "extern" and v.name not in self.shared.symbols
+
+    def shared_home(self, where: str, fallback: Section) -> tuple[Section, str | None]:
+        """The section of a -g module .shared symbol, and the name of the kernel section to
+        move it to later when that section is not made yet: ptxas names the variable in the
+        data walk and places it when it allocates, after every function (sh_rand10 -g: `m0`
+        privatised to .nv.shared.k1 is named after `gout`, before .text.k1)."""
+        found = self.obj.find_section(where)
+        if found is not None:
+            return found, None
+        return fallback, where
+
+    def resolve_late_shared(self) -> None:
+        for y, where in self.late_shared:
+            found = self.obj.find_section(where)
+            if found is None:
+                raise NotImplementedError(f"-g: {y.name!r} is privatised to {where}, which is never made")
+            y.section = found
+        self.late_shared.clear()
 
     def visible_walk(self) -> None:
         """The extern-function slots, then the sections of the visible variables (their
@@ -827,7 +864,10 @@ class _Emitter:
         if sec is None:
             self.ghost(name, sh_type)
             return False
-        static = any(d.size for d in self.shared_objects(fn))
+        # the section symbol comes with static bytes: a -g kernel that only uses extern shared
+        # memory gets one when its extern sits above the static bytes of the other kernels of
+        # its component (sh_rext2012 -g: .nv.shared.k1, 0x440 bytes, uses only x0)
+        static = any(d.size for d in self.shared_objects(fn)) or (self.debug and not self.rel and sec.size > facts(self.sm).shared_base)
         s = self.section(name, sh_type, symbol=static, flags=SHF_ALLOC | SHF_WRITE | SHF_INFO_LINK, addralign=sec.align, nobits_size=sec.size)
         s.info = text
         return self.uses_shared(fn)
@@ -838,10 +878,17 @@ class _Emitter:
         below sm_90, after both names from sm_90 on). Its value is its alignment (the linker
         places it); a kernel's own variables live in .nv.shared.<k>, device functions' in
         .nv_debug.shared."""
-        if not name or name in self.data_symbols or self.shared is None or name not in self.shared.symbols:
+        if not name or name in self.data_symbols or self.shared is None:
             return
         d = self.scoped.get(name)
         if d is None:
+            return
+        if self.dropped(d):
+            owner = self.functions.get(d.scope or "")
+            if owner is not None and not owner.is_kernel:
+                self.data_section(DEBUG_SHARED)  # made (and deleted) for it all the same
+            return
+        if name not in self.shared.symbols:
             return
         where, value = self.shared.symbols[name]
         owner = self.functions.get(d.scope or "")
@@ -849,10 +896,22 @@ class _Emitter:
             # a device function's variable is named in .nv_debug.shared's list, which is made
             # (and dropped when -g privatised everything) first (sh_rand14 -g)
             self.data_section(DEBUG_SHARED)
-        section = self.obj.find_section(where) if where != DEBUG_SHARED else self.data_section(DEBUG_SHARED)
-        if section is None:
-            raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
+        late = None
+        if where == DEBUG_SHARED:
+            section = self.data_section(DEBUG_SHARED)
+        elif self.debug and not self.rel and owner is not None and not owner.is_kernel:
+            # -g: a device function's variable privatised to a kernel made later is named
+            # after the function's code and placed at allocation (nvcc: a __noinline__
+            # function's __shared__ buffer, its only caller a later kernel)
+            section, late = self.shared_home(where, self.data_section(DEBUG_SHARED))
+        else:
+            found = self.obj.find_section(where)
+            if found is None:
+                raise NotImplementedError(f"{name!r} lives in {where}, which is made after it is named")
+            section = found
         self.data_symbols[name] = self.obj.new_symbol(name, info=0x0D if self.rel else 0x01, other=self.space_mark(d), section=section, value=value, size=d.size)
+        if late is not None:
+            self.late_shared.append((self.data_symbols[name], late))
 
     def scoped_symbols(self, fn: Function) -> None:
         """Name every .shared variable ``fn`` declares that has no symbol yet, in declaration
@@ -988,13 +1047,17 @@ class _Emitter:
                     raise ModelError(f"extern variable {v.name!r}: only relocatable output leaves a variable undefined")
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x1D, other=self.space_mark(v), size=v.size)
                 continue
-            if id(v) in planned and v.linkage == "visible":
+            if id(v) in planned and v.linkage == "visible" and not self.dropped(v):
                 name = section_of(v)
                 section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+                late = None
                 if v.space == "shared" and self.shared is not None:
                     where, value = self.shared.symbols[v.name]  # -g: maybe privatised to a kernel
-                    section = self.obj.find_section(where) or section
+                    section, late = self.shared_home(where, section)
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=section, value=value, size=v.size)
+                if late is not None:
+                    self.late_shared.append((self.data_symbols[v.name], late))
+        self.resolve_late_shared()
         if self.rel or self.debug:
             # extern .shared, named after the visible variables (shared_dynamic: `k_nodyn
             # dyn_smem k_dyn`): -c leaves it an undefined GLOBAL; -g places it in
@@ -1189,6 +1252,7 @@ class _Emitter:
 
         if not order:
             self.first_function_symbols()  # made after the first function, or here when there is none
+        self.resolve_late_shared()
         self.debug_sections()
         if not self.txq:
             # whole program with txq/suq makes no .nv.callgraph and no .nv.prototype name
