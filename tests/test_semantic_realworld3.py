@@ -23,7 +23,7 @@ MODES = ("def", "c", "lineinfo", "g", "O0")
 #: (probe, mode) -> the reason its declines give: what -g folds into a kernel through a virtual
 #: call and -g shared memory (tma_wgmma's TMA tiles, samples_mix) are not modelled
 DECLINED: dict[tuple[str, str], str] = {
-    ("virtual_shapes", "g"): "indirect call folds",
+    ("virtual_shapes", "g"): "folds",
     ("tma_wgmma_90a", "g"): "shared-memory layout",
     ("samples_mix", "g"): "-g shared memory",
 }
