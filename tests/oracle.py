@@ -99,3 +99,22 @@ def compile_many(jobs: list[tuple[Path, str, str]], workers: int | None = None) 
     with ThreadPoolExecutor(workers) as pool:
         futures = {(p.stem, t, m): pool.submit(compile_ptx, p, t, m) for p, t, m in jobs}
         return {k: f.result() for k, f in futures.items()}
+
+
+def semantic_outcome(data: bytes) -> tuple[str, str]:
+    """("exact" | "declined" | "error" | "mismatch", detail) of the semantic round trip of a
+    ptxas cubin: the reason of a decline or an error, where a mismatch first differs."""
+    from cubinemit.inspect import where_in
+    from cubinemit.reader import read_cubin
+    from cubinemit.roundtrip import first_difference, semantic_roundtrip
+
+    try:
+        rebuilt = semantic_roundtrip(data)
+    except NotImplementedError as exc:
+        return "declined", str(exc)
+    except Exception as exc:  # noqa: BLE001 - reported with its type
+        return "error", f"{type(exc).__name__}: {exc}"
+    off = first_difference(rebuilt, data)
+    if off is None:
+        return "exact", ""
+    return "mismatch", f"{hex(off)} {where_in(read_cubin(data), off)}"

@@ -54,17 +54,7 @@ def test_probes_are_there():
     assert {"softmax_warp", "layernorm_smem", "wmma_gemm", "ggml_quant", "cluster_sm90_90", "printf_switch"} <= stems
 
 
-def _outcome(data: bytes) -> tuple[str, str]:
-    try:
-        rebuilt = semantic_roundtrip(data)
-    except NotImplementedError as exc:
-        return "declined", str(exc)
-    except Exception as exc:  # noqa: BLE001 - reported with its type below
-        return "error", f"{type(exc).__name__}: {exc}"
-    off = first_difference(rebuilt, data)
-    if off is None:
-        return "exact", ""
-    return "mismatch", f"{hex(off)} {where_in(read_cubin(data), off)}"
+_outcome = oracle.semantic_outcome
 
 
 def test_realworld_roundtrip(rw_corpus):
