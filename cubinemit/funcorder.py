@@ -190,10 +190,6 @@ _TYPE_CODE = {
 }
 
 
-class UnmodelledOrder(ModelError):  # kept for callers: no order is unmodelled today
-    """ptxas orders these functions in a way this module does not reproduce (see module doc)."""
-
-
 def _names(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(values)
 
@@ -398,12 +394,6 @@ def _has_text(f: PtxFunction, mode: Mode) -> bool:
     if not f.is_defined:
         return False
     return f.is_kernel or not mode.whole_program
-
-
-def order_is_modelled(functions: Sequence[PtxFunction], mode: Mode) -> bool:
-    """Whether :func:`function_order` reproduces ptxas here (every module today)."""
-    _table(functions)
-    return True
 
 
 def _shuffled(names: list[str], table: dict[str, PtxFunction], whole_program: bool) -> list[str]:
@@ -723,14 +713,11 @@ def declaration_order_from(
     and -g builds); a candidate must give them too (:func:`symbol_order`), so the search goes on
     where the hint alone picks a creation order that names them otherwise.
 
-    Raises :class:`UnmodelledOrder` for the cases :func:`function_order` does not model, and
-    :class:`ModelError` when no order is found (``budget`` bounds the search).
+    Raises :class:`ModelError` when no order is found (``budget`` bounds the search).
     """
     funcs = list(functions)
     table = _table(funcs)
     _check_order(table, mode, order)
-    if not order_is_modelled(funcs, mode):
-        raise UnmodelledOrder("the order of this module is not modelled (see function_order)")
     want = list(order)
     hint_rank = {n: i for i, n in enumerate(hint)}
     users = [f.name for f in funcs if f.linkage != "builtin"]
