@@ -26,7 +26,7 @@ they are walked and sorted, never named). -c and -g walk module .shared variable
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -65,7 +65,7 @@ from ..elf.constants import STB_GLOBAL, STB_LOCAL, STT_SECTION
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.order import symbol_order
 from ..errors import ModelError
-from .model import DataObject, Module, Relocation
+from .model import DataObject, Function, Module, Relocation
 
 DEBUG_SHARED = ".nv_debug.shared"
 GLOBAL_INIT = ".nv.global.init"
@@ -416,6 +416,18 @@ def _shared_module(module: Module) -> SharedModule | None:
 #: a -g .shared variable ptxas dropped (no function references it) but whose declaration left a
 #: trace: (its object, where it goes in Module.data, or None to append it)
 Phantom = tuple[DataObject, "int | None"]
+
+
+def _call_closure(funcs: Mapping[str, Function], name: str) -> set[str]:
+    """``name`` and every function of ``funcs`` it reaches through calls."""
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        n = stack.pop()
+        if n not in seen and n in funcs:
+            seen.add(n)
+            stack.extend(funcs[n].calls)
+    return seen
 
 
 def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None, walk_stop: str | None = None) -> None:
@@ -783,19 +795,8 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
             if d.space == "shared" and d.scope == capped.name:
                 d.users = [capped.name]
 
-    def reach(name: str) -> set[str]:
-        seen: set[str] = set()
-        stack = [name]
-        while stack:
-            n = stack.pop()
-            if n in seen or n not in funcs:
-                continue
-            seen.add(n)
-            stack.extend(funcs[n].calls)
-        return seen
-
     kernels = [f.name for f in module.functions if f.is_kernel]
-    reaches = {k: reach(k) for k in kernels}
+    reaches = {k: _call_closure(funcs, k) for k in kernels}
     position = {n: i for i, n in enumerate(texts)}
     for d in module.data:
         if d.space != "shared" or d.scope is not None or not any(u in early for u in d.users):
@@ -937,16 +938,6 @@ def _infer_coloured(
     # function it follows names one that every kernel reaching it reaches
     funcs_by_name = {f.name: f for f in module.functions}
 
-    def reach(name: str) -> set[str]:
-        seen: set[str] = set()
-        stack = [name]
-        while stack:
-            n = stack.pop()
-            if n not in seen and n in funcs_by_name:
-                seen.add(n)
-                stack.extend(funcs_by_name[n].calls)
-        return seen
-
     idle: set[str] = set()
     cap_needs: set[str] | None = None
     if obj is not None and family_of(obj.sm) is not Family.LEGACY:
@@ -955,7 +946,7 @@ def _infer_coloured(
         idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not funcs_by_name[k].calls}
         cap_fn = funcs_by_name.get(cap_after or "")
         if cap_fn is not None and not cap_fn.is_kernel and not any(d.space == "shared" and cap_fn.name in d.users for d in module.data):
-            cap_needs = {k for k in names if cap_fn.name in reach(k)} or None
+            cap_needs = {k for k in names if cap_fn.name in _call_closure(funcs_by_name, k)} or None
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
     # objects whose kernels are known (privatised module objects, externs) may be the one
     coloured_names = {o.name for o in order}
