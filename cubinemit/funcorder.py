@@ -406,8 +406,8 @@ def _shuffled(names: list[str], table: dict[str, PtxFunction], whole_program: bo
     from .alloc.params import debug_slot_permutation
 
     out = [names[j] for j in reversed(debug_slot_permutation(len(names)))]
-    takers = [n for n in out if n in _takers(table, whole_program)]
-    return takers + [n for n in out if n not in set(takers)]
+    lead = _takers(table, whole_program)
+    return [n for n in out if n in lead] + [n for n in out if n not in lead]
 
 
 def _takers(table: dict[str, PtxFunction], whole_program: bool) -> set[str]:
@@ -750,16 +750,14 @@ def declaration_order_from(
                 return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
 
             def plausible(base: list[str]) -> bool:
-                # creation style: a G order (non-static functions, then static ones)
+                # creation style: only a G order (non-static functions, then static ones) can
+                # be the list ptxas shuffled; _inverse_g would reject any other, later
                 return mode.whole_program or all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:]))
 
             examined = max(UNSHUFFLE_LIMIT, 2_000_000 // max(1, len(want)))
             bases = sorted(itertools.islice(filter(plausible, _unshuffled(want, table, examined, mode.whole_program)), UNSHUFFLE_LIMIT), key=disorder)
         for base in bases:
-            if mode.whole_program:
-                found = finish(list(reversed(base)))
-            elif all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:])):
-                found = _inverse_g(base, table, finish)  # a G order: non-static, then static
+            found = finish(list(reversed(base))) if mode.whole_program else _inverse_g(base, table, finish)
             if found is not None:
                 break
     else:
