@@ -381,7 +381,7 @@ def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
     return _first([*by_code, *(n for n in g_order(functions) if table[n].taken_by_data)])
 
 
-def _taken(functions: Sequence[PtxFunction]) -> set[str]:
+def taken_functions(functions: Sequence[PtxFunction]) -> set[str]:
     """Every function whose address something takes (a body, or module data alone)."""
     return {t for f in functions for t in f.address_taken} | {f.name for f in functions if f.taken_by_data}
 
@@ -441,7 +441,7 @@ def function_order(functions: Sequence[PtxFunction], mode: Mode) -> list[str]:
         order = [n for n in g_order(functions) if table[n].is_defined]
     else:
         return _dfs_order(functions, table)
-    return _shuffled(order, table, mode.whole_program) if _taken(functions) else order
+    return _shuffled(order, table, mode.whole_program) if taken_functions(functions) else order
 
 
 def _dfs_order(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
@@ -502,7 +502,7 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
             for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
-    taken = _taken(functions)
+    taken = taken_functions(functions)
 
     for i, name in enumerate(order):
         created.setdefault(name, None)
@@ -568,7 +568,7 @@ def callgraph(
         return CallGraph(edges)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
-    taken = _taken(functions)
+    taken = taken_functions(functions)
 
     def takes(name: str) -> list[str]:
         seq = table[name].address_taken
@@ -636,7 +636,7 @@ def prototypes(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str
         return []
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
-    taken = _taken(functions)
+    taken = taken_functions(functions)
     kinds = ("visible", "weak", "extern", "builtin") if mode.creation_style else ("visible", "weak", "extern")
     return [
         Prototype(n, signature(table[n], sm))
@@ -742,7 +742,7 @@ def declaration_order_from(
     if mode.whole_program or mode.creation_style:
         # an address-taking module's order is shuffled: try every unshuffled list
         bases = [want]
-        if _taken(funcs):
+        if taken_functions(funcs):
             # an unshuffled list that keeps the hinted functions (address-taken ones in creation
             # order, then prototypes) in their order is tried first
             def disorder(base: list[str]) -> int:

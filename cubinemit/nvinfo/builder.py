@@ -35,7 +35,6 @@ from typing import Final
 
 import attrs
 
-from ..arch import facts as arch_facts
 from ..errors import ModelError
 from .catalogue import EIAttr
 from .facts import SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts

@@ -18,7 +18,6 @@ from ..elf.constants import (
     ET_EXEC,
     SHF_ALLOC,
     SHT_PROGBITS,
-    SHT_RELA,
     NT_CUDA_CUINFO,
     NT_CUDA_TKINFO,
     SHT_NOTE,
@@ -789,9 +788,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
 
     if module.options.get("compile_only") or module.device_debug:
         return
-    position: dict[str, int] = {}
-    for n, slot in enumerate(obj.shstrtab.slots):
-        position.setdefault(slot.text, n)
+    position = _first_named(obj)
     kept = {s.name: s for s in obj.sections if not s.mercury}
     resolved: dict[str, list[list[object]]] = {}
     for name in RELOCATION_ORDER:

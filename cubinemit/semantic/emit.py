@@ -236,7 +236,9 @@ class _Emitter:
         if self.order_names and fn.name == self.order_names[0]:
             # the first function also names every function whose address the module takes
             # (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
-            named |= {t for f in self.ptx_functions() for t in f.address_taken} | {f.name for f in self.ptx_functions() if f.taken_by_data}
+            from ..funcorder import taken_functions
+
+            named |= taken_functions(self.ptx_functions())
         if self.g_functions is None:  # G order, once per module
             self.g_functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
         for callee in (f for f in self.g_functions if f.name in named):

@@ -163,6 +163,7 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
     by_name = {f.name: f for f in module.functions}
     sampler = sampler_type(module.sm)
     kind_of = {R_TEX_HEADER_INDEX: "texture", sampler: "sampler", R_SURF_HEADER_INDEX: "surface"}
+    tables: dict[str, list[HandleSlot]] = {}
     for kernel, relocs in banks.items():
         slots: dict[int, dict[str, str]] = {}
         for r in relocs:
@@ -171,9 +172,10 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
                 raise NotImplementedError(f".nv.constant0.{kernel}: relocation type {r.type} at {r.offset:#x} is not a handle slot the model knows")
             slots.setdefault(r.offset, {})[kind] = r.symbol
         ordered = [HandleSlot(off, **fields) for off, fields in sorted(slots.items())]
+        tables[kernel] = ordered
         by_name[kernel].facts["handles"] = _uses_from_slots(ordered)
     if banks and module.device_debug:
-        _debug_uses(module, banks, by_name)
+        _debug_uses(module, tables, by_name)
     if banks:
         plan = plan_slots(module)
         for kernel, relocs in banks.items():
@@ -181,14 +183,18 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
                 raise NotImplementedError(f".nv.constant0.{kernel}: the handle slots are not reproduced by ptxas's slot rule")
 
 
-def _debug_uses(module: Module, banks: dict[str, list[Relocation]], by_name: dict[str, Function]) -> None:
+def _use_of(name: str, kind: HandleKind) -> list[str | None]:
+    """A use of one handle alone, as ``Function.facts["handles"]`` holds it."""
+    return [name if kind is HandleKind.TEXTURE else None, name if kind is HandleKind.SAMPLER else None, name if kind is HandleKind.SURFACE else None]
+
+
+def _debug_uses(module: Module, tables: dict[str, list[HandleSlot]], by_name: dict[str, Function]) -> None:
     """-g keeps each kernel's table of every module handle, not its uses: read the first
     function's uses back from the table order (alloc.params.debug_handle_order: its handles
     lead each kind group, the others follow in declaration order; the shortest such prefix),
     and give every other kernel with slots one use of the table's first handle, which makes
     its slots too. What these uses do not rebuild is declined by the caller's check."""
-    any_kernel = next(iter(banks))
-    table = [next(n for n in (s.surface, s.sampler, s.texture) if n is not None) for s in (HandleSlot(0, **u) for u in _slot_fields(banks[any_kernel], module.sm))]
+    table = [next(n for n in (s.surface, s.sampler, s.texture) if n is not None) for s in next(iter(tables.values()))]
     perm = debug_slot_permutation(len(table))
     listed: list[str | None] = [None] * len(table)
     for slot, index in enumerate(perm):
@@ -203,24 +209,11 @@ def _debug_uses(module: Module, banks: dict[str, list[Relocation]], by_name: dic
         k = 0
         while group[k:] != [n for n in declared if kinds[n] is kind and n not in group[:k]]:
             k += 1
-        first_uses += [[n if kind is HandleKind.TEXTURE else None, n if kind is HandleKind.SAMPLER else None, n if kind is HandleKind.SURFACE else None] for n in group[:k]]
+        first_uses += [_use_of(n, kind) for n in group[:k]]
     first = debug_first_function(module)
-    for name in banks:
+    lead = listed[0]
+    for name in tables:
         fn = by_name[name]
-        if fn is first and first_uses:
-            fn.facts["handles"] = first_uses
-        else:
-            lead = listed[0]
-            kind = kinds[lead]  # type: ignore[index]
-            fn.facts["handles"] = [[lead if kind is HandleKind.TEXTURE else None, lead if kind is HandleKind.SAMPLER else None, lead if kind is HandleKind.SURFACE else None]]
-    if first is not None and first.name not in banks and first_uses:
+        fn.facts["handles"] = first_uses if fn is first and first_uses else [_use_of(lead, kinds[lead])]  # type: ignore[index, arg-type]
+    if first is not None and first.name not in tables and first_uses:
         raise NotImplementedError("-g: the handle table names uses of a first function that has no handle slots")
-
-
-def _slot_fields(relocs: list[Relocation], sm: int) -> list[dict[str, str]]:
-    """The slots of a bank's handle relocations, by offset."""
-    kind_of = {R_TEX_HEADER_INDEX: "texture", sampler_type(sm): "sampler", R_SURF_HEADER_INDEX: "surface"}
-    slots: dict[int, dict[str, str]] = {}
-    for r in relocs:
-        slots.setdefault(r.offset, {})[kind_of[r.type]] = r.symbol  # type: ignore[index]
-    return [slots[off] for off in sorted(slots)]
