@@ -525,14 +525,8 @@ class _Emitter:
         from .texrefs import slot_relocations
 
         for fn, text in late:
-            if fn.name not in self.debug_slots:
-                continue
-            bank = self.obj.create_section(f".nv.constant.entry_image_header_indices.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
-            self.created[id(bank)] = bank.name
-            bank.info = text
-            self.ask_relocations(bank, [(".rela", slot_relocations(self.debug_slots[fn.name], self.sm))])
-            self.section_symbol(bank)
-            self.handle_banks[fn.name] = bank
+            if fn.name in self.debug_slots:
+                self.index_bank(fn, text, bank_type, [(".rela", slot_relocations(self.debug_slots[fn.name], self.sm))])
 
     def reference_symbols(self, fn: Function) -> None:
         """texmode_independent: txq on a sampler reads .nv.independent.samplerrefDescSize, a WEAK
@@ -549,11 +543,16 @@ class _Emitter:
         textures, then its section symbol (tex, texind probes; texref_unified for txq)."""
         if self.family is Family.LEGACY or fn.name not in self.slots:
             return
+        self.index_bank(fn, text, bank_type, [] if self.txq else [(".rela", None)])
+
+    def index_bank(self, fn: Function, text: Section, bank_type: int, asks: list[tuple[str, list[Relocation] | None]]) -> None:
+        """sm_90+: ``fn``'s bank 0 as .nv.constant.entry_image_header_indices.<k> (no .shstrtab
+        name until the renames), the relocation sections ``asks`` names, then its section
+        symbol."""
         bank = self.obj.create_section(f".nv.constant.entry_image_header_indices.{fn.name}", bank_type, in_strtab=False, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=4)
         self.created[id(bank)] = bank.name
         bank.info = text
-        if not self.txq:
-            self.ghost(f".rela{bank.name}", SHT_RELA)
+        self.ask_relocations(bank, asks)
         self.section_symbol(bank)
         self.handle_banks[fn.name] = bank
 
