@@ -297,8 +297,10 @@ def _kernel_alignments_pinned(placed: Sequence[tuple[str, int, int]], section_al
     return out
 
 
-#: st_other space marks of relocatable extern variables
-_EXTERN_SPACES = {0x20: "global", 0x80: "const"}
+#: relocatable output marks a variable's space in st_other (STT_CUDA_OBJECT symbols)
+SPACE_MARKS = {"global": 0x20, "const": 0x80, "shared": 0x40}
+#: the spaces of relocatable extern .global/.const variables, by mark
+_EXTERN_SPACES = {SPACE_MARKS[space]: space for space in ("global", "const")}
 
 
 def _extern_data(y: Symbol) -> bool:

@@ -56,7 +56,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, DataPlan, plan as plan_data, section_of, shared_layout
+from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, plan as plan_data, section_of, shared_layout
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -1077,7 +1077,7 @@ class _Emitter:
         managed = 0x04 if v.managed else 0  # .attribute(.managed), every mode (realistic probe)
         if not self.rel:
             return managed
-        return {"global": 0x20, "const": 0x80, "shared": 0x40}[v.space] | managed
+        return SPACE_MARKS[v.space] | managed
 
     def rename_banks(self) -> None:
         """Banks created under another name (.nv.constant.pic/.user/.optimizer.<f>, sm_90+) get
