@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import compress
-from operator import attrgetter
 
 import attrs
 
@@ -100,9 +99,16 @@ class DedupResult:
     reloc_offsets: Mapping[tuple[str, int], int]
     moved: tuple[MovedReloc, ...]
     size: int
-    original_size: int
     align: int
     reverted: bool
+    #: the size of the plain layout (no aliases), or the (alignments, widths) it is computed
+    #: from when first asked: a result that shrank below the sum of the widths never needed it
+    _original: int | tuple[list[int], list[int]] = attrs.field(eq=False, repr=False)
+
+    @property
+    def original_size(self) -> int:
+        o = self._original
+        return o if type(o) is int else _plain_size(*o)
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -145,6 +151,14 @@ def _plain_layout(aligns: list[int], datas: list[bytes], offsets: list[int]) -> 
     return b"".join(parts)
 
 
+def _plain_size(aligns: list[int], widths: list[int]) -> int:
+    """The size of the plain layout (every constant appended at its alignment)."""
+    end = 0
+    for a, w in zip(aligns, widths):
+        end += -end % a + w
+    return end
+
+
 _SEARCHED = frozenset((*HASHED_WIDTHS, *COMPARED_WIDTHS))
 
 
@@ -152,66 +166,74 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
     """Lay ``constants`` out in one section, aliasing equal values (see the module doc).
 
     A million constants are memory-bound, so each list is walked as few times as possible: the
-    fields are read once with ``attrgetter`` (each constant checked itself when it was made), and
-    one loop does the table look-up, the deduplicated layout with its bytes and the plain size it
-    is compared with."""
+    fields are read once (each constant checked itself when it was made; a comprehension reads
+    a slot faster than ``attrgetter``), the value table is filled at C speed, and one loop does
+    the deduplicated layout with its bytes. The plain layout is walked only when needed."""
     n = len(constants)
     if set(map(type, constants)) - {Constant}:
         _check_list(constants, ())
-    names = tuple(map(attrgetter("name"), constants))
+    names = tuple([c.name for c in constants])
     if len(set(names)) != n:
         _check_list(constants, names)
-    datas = list(map(attrgetter("data"), constants))
-    aligns = list(map(attrgetter("align"), constants))
-    relocs = list(map(attrgetter("relocs"), constants)) if any(map(attrgetter("relocs"), constants)) else None
+    datas = [c.data for c in constants]
+    aligns = [c.align for c in constants]
+    relocs = [c.relocs for c in constants]
+    if not any(relocs):
+        relocs = None
     max_align = max(aligns, default=1)
 
     # The value table maps each key (the bytes, with the relocations if any) to the first
     # constant that had it, which is always placed; a constant that could not alias it never
-    # replaces it. Other widths are looked up too but never alias (their bytes can only equal
-    # a constant of the same unsearched width).
+    # replaces it. ``map(table.setdefault, ...)`` fills it and reads every constant's first
+    # twin in one pass at C speed. Other widths are looked up too but never alias (their bytes
+    # can only equal a constant of the same unsearched width).
     keys: Sequence[Hashable] = datas if relocs is None else [(d, r) if r else d for d, r in zip(datas, relocs)]
     table: dict[Hashable, int] = {}
+    firsts = list(map(table.setdefault, keys, range(n)))
+    del table, keys
+    widths = list(map(len, datas))
     offs = [0] * n
     aliased: list[int] = []
     targets: list[int] = []
     parts: list[bytes] = []  # the deduplicated section: placed data and the zero gaps
-    cursor = original = 0
-    for i, key, d, a in zip(range(n), keys, datas, aligns):
-        w = len(d)
-        original += -original % a + w
-        f = table.setdefault(key, i)
+    put, alias, target = parts.append, aliased.append, targets.append
+    cursor = 0
+    for i, f, d, a, w in zip(range(n), firsts, datas, aligns, widths):
         if f != i:
             hit = offs[f]
             # alias: the offset suits this alignment, the width is searched, and it is not a
             # zero-valued user constant (the bytes test first: it needs no object look-up)
             if not hit % a and w in _SEARCHED and (d.strip(b"\0") or not constants[i].is_user):
                 offs[i] = hit
-                aliased.append(i)
-                targets.append(f)
+                alias(i)
+                target(f)
                 continue
         gap = -cursor % a
         if gap:
-            parts.append(bytes(gap))
+            put(bytes(gap))
             cursor += gap
         offs[i] = cursor
-        parts.append(d)
+        put(d)
         cursor += w
-    del table, keys
+    del firsts
 
-    if cursor >= original:
+    # The plain layout is at least the sum of the widths, so a smaller result needs no second
+    # walk to know that it shrank; its exact size is then read when asked for.
+    original = _plain_size(aligns, widths) if cursor >= sum(widths) else None
+    if original is not None and cursor >= original:
         # No gain: ptxas/nvlink give the optimisation up ("didn't help") and keep the plain layout.
         data = _plain_layout(aligns, datas, offs)
         plain: dict[tuple[str, int], int] = {}
         if relocs:
             plain = {(names[i], j): offs[i] + r.offset for i in compress(range(n), relocs) for j, r in enumerate(relocs[i])}
-        return DedupResult(data, names, tuple(offs), (), (), plain, (), original, original, max_align, True)
+        return DedupResult(data, names, tuple(offs), (), (), plain, (), original, max_align, True, original)
 
     reloc_offsets: dict[tuple[str, int], int] = {}
     moved: list[MovedReloc] = []
     if relocs:
         old = [0] * n
         _plain_layout(aligns, datas, old)
+        original = old[-1] + widths[-1]
         is_alias = set(aliased)
         for i in compress(range(n), relocs):
             name, new, pos = names[i], offs[i], old[i]
@@ -220,4 +242,5 @@ def deduplicate(constants: Sequence[Constant]) -> DedupResult:
                 if i in is_alias:
                     moved.append(MovedReloc(name, r, pos + r.offset, new + r.offset))
     data = b"".join(parts)
-    return DedupResult(data, names, tuple(offs), tuple(aliased), tuple(targets), reloc_offsets, tuple(moved), cursor, original, max_align, False)
+    plain_size = (aligns, widths) if original is None else original
+    return DedupResult(data, names, tuple(offs), tuple(aliased), tuple(targets), reloc_offsets, tuple(moved), cursor, max_align, False, plain_size)

@@ -93,6 +93,10 @@ def test_dedup_invariants(consts) -> None:  # type: ignore[no-untyped-def]
     r = deduplicate(consts)
     offsets = r.by_name()
     assert r.size <= r.original_size and len(r.data) == r.size  # never grows
+    plain = 0
+    for k in consts:
+        plain += -plain % k.align + len(k.data)
+    assert r.original_size == plain  # read when asked, or known from the revert check
     assert r == deduplicate(list(consts))  # deterministic
     for k in consts:
         off = offsets[k.name]
