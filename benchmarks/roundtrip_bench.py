@@ -21,8 +21,7 @@ from pathlib import Path
 from cubinemit import toolchain
 from cubinemit.elf.writer import write
 from cubinemit.reader import read_cubin
-from cubinemit.semantic.build import build
-from cubinemit.semantic.decompose import decompose
+from cubinemit.semantic.model import Module
 
 KERNEL = """
 .visible .entry k{i:04d}(.param .u64 p, .param .u32 n)
@@ -54,9 +53,9 @@ def main(n: int = 1000, target: str = "sm_90") -> None:
     for flags in ([], ["-c"], ["-g"]):
         toolchain.run_ptxas(["-arch", target, *flags, "bench.ptx", "-o", "bench.cubin"], cwd=work)
         data = (work / "bench.cubin").read_bytes()
-        assert write(read_cubin(data)) == data and build(decompose(read_cubin(data))) == data
+        assert write(read_cubin(data)) == data and Module.from_cubin(data).to_cubin() == data
         container = best(lambda: write(read_cubin(data)))
-        semantic = best(lambda: build(decompose(read_cubin(data))))
+        semantic = best(lambda: Module.from_cubin(data).to_cubin())
         print(f"{n} kernels, {target} {' '.join(flags) or '(default)'}, {len(data)} bytes")
         print(f"  container read+write   {container:8.3f} s")
         if flags:  # the target is for the default mode; the others for information

@@ -136,7 +136,7 @@ def cmd_decompose(args: argparse.Namespace) -> int:
 
     data = _read(args.file)
     try:
-        spec = to_spec(decompose(read_cubin(data)))
+        spec = to_spec(decompose(read_cubin(data, quirks=False)))
     except NotImplementedError as exc:
         raise _Usage(f"{args.file}: {exc}") from None
     except CubinemitError as exc:

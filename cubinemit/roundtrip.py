@@ -12,7 +12,6 @@ from pathlib import Path
 
 import attrs
 
-from .elf.model import ElfObject, Quirks
 from .elf.writer import write
 from .errors import CubinemitError
 from .inspect import where_in
@@ -39,14 +38,6 @@ class Result:
         return f"{self.path}: byte-exact"
 
 
-def strip_quirks(obj: ElfObject) -> ElfObject:
-    """Forget every value the reader had to take from the file instead of the rules."""
-    obj.quirks = Quirks()
-    for s in obj.sections:
-        s.forced_offset = None
-    return obj
-
-
 def first_difference(a: bytes, b: bytes) -> int | None:
     if a == b:
         return None
@@ -59,7 +50,7 @@ def first_difference(a: bytes, b: bytes) -> int | None:
 
 def container_roundtrip(data: bytes) -> bytes:
     """Rebuild ``data`` at container level from the rules alone."""
-    return write(strip_quirks(read_cubin(data)))
+    return write(read_cubin(data, quirks=False))
 
 
 def semantic_roundtrip(data: bytes) -> bytes:
@@ -70,7 +61,7 @@ def semantic_roundtrip(data: bytes) -> bytes:
     from .semantic.decompose import decompose
     from .semantic.spec import from_spec, to_spec
 
-    spec = json.loads(json.dumps(to_spec(decompose(read_cubin(data)))))
+    spec = json.loads(json.dumps(to_spec(decompose(read_cubin(data, quirks=False)))))
     return build(from_spec(spec))
 
 

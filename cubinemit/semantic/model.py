@@ -272,7 +272,7 @@ class Module:
         from ..reader import read_cubin
         from .decompose import decompose
 
-        return decompose(read_cubin(data))
+        return decompose(read_cubin(data, quirks=False))
 
     def to_cubin(self) -> bytes:
         """The cubin ptxas 13.0.88 writes for this module."""
