@@ -23,8 +23,10 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+@pytest.mark.parametrize("mode", ["def", "c", "O0", "lineinfo", "g"])
 def test_rename_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    """-lineinfo and -g: the embedded PTX text names the kernel as the renamed PTX does, and
+    the -g register tables' records (and their Mercury clones' bytes) carry the new name."""
     text = (oracle.PROBES / "func_calls.ptx").read_text()
     module = decompose(read_cubin(_compile(tmp_path, "func_calls", text, target, mode)))
     module.rename_function("k_user2", "k_renamed_kernel")
@@ -56,6 +58,42 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
     assert cut is not None
     want = _compile(tmp_path / "edited", probe, text[: cut.start()] + "\n" + text[cut.end() :], target, "c")
     assert build(module) == want
+
+
+def _swap_entries(text: str, a: str, b: str) -> str:
+    """``text`` with the definitions of kernels ``a`` and ``b`` swapped."""
+    spans = {k: re.search(r"\n\.visible \.entry " + re.escape(k) + r"\(.*?\n}\n", text, re.S) for k in (a, b)}
+    (x, mx), (y, my) = sorted(spans.items(), key=lambda kv: kv[1].start())  # type: ignore[union-attr]
+    return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
+
+
+@pytest.mark.parametrize("target", TARGETS + ("sm_110",))
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+@pytest.mark.parametrize("probe, a, b", [("func_calls", "k_user1", "k_chain"), ("kernels_three", "k_one", "k_three"), ("launch_bounds", "k_maxntid", "k_nobounds")])
+def test_reorder_kernels_matches_ptxas(ptxas_ok, tmp_path, target, mode, probe, a, b):
+    """Swapping two kernels' definitions: the .text order and everything after it follow, and
+    the .debug_frame pairs (carried in the old order) move to the new .text order, their
+    relocations in ptxas's order and, in -c, the CIE pointers re-spaced."""
+    text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, probe, text, target, mode)))
+    names = [f.name for f in module.functions]
+    assert a in names and b in names
+    module.reorder_functions([b, a])
+    assert [f.name for f in module.functions] == [b if n == a else a if n == b else n for n in names]
+    want = _compile(tmp_path / "edited", probe, _swap_entries(text, a, b), target, mode)
+    assert want != _compile(tmp_path, probe, text, target, mode)
+    assert build(module) == want
+
+
+def test_reorder_refuses_line_rows_and_unknown_names(cubin):
+    module = decompose(read_cubin(cubin("func_calls", "sm_90", "lineinfo")))
+    with pytest.raises(ModelError, match="line-table rows"):
+        module.reorder_functions(["k_chain", "k_user1"])
+    module = decompose(read_cubin(cubin("func_calls", "sm_90", "def")))
+    with pytest.raises(ModelError, match="no function named 'k_none'"):
+        module.reorder_functions(["k_chain", "k_none"])
+    with pytest.raises(ModelError, match="'k_chain' is named twice"):
+        module.reorder_functions(["k_chain", "k_chain"])
 
 
 def test_remove_refuses_the_last_kernel_and_line_rows(cubin):

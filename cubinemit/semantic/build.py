@@ -9,6 +9,8 @@ sm_100+ module raises NotImplementedError rather than give a cubin the builder c
 
 from __future__ import annotations
 
+import attrs
+
 from ..elf.constants import NOTE_NAME_NVIDIA, NT_CUDA_CUINFO, NT_CUDA_TKINFO
 from ..elf.model import ElfObject
 from ..elf.structs import pack_note
@@ -109,8 +111,29 @@ def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
     return plan_slots(module)
 
 
+def _frame_in_text_order(module: Module) -> Module:
+    """``module``, or a copy whose .debug_frame pairs stand in .text order (ptxas writes them
+    so; a backend that reordered its functions still holds them in the old order)."""
+    import copy
+
+    from ..funcorder import function_order
+    from . import frame as debug_frame
+    from .decompose import ptx_functions
+
+    payload = next((d for d in module.debug if d.name == ".debug_frame"), None)
+    if payload is None or not payload.data:
+        return module
+    keep = debug_frame.text_order(payload, function_order(ptx_functions(module), module.ordering_mode()))
+    if keep is None:
+        return module
+    module = attrs.evolve(module, facts=copy.deepcopy(module.facts))
+    module.debug = [debug_frame.rewrite(d, module, keep) if d is payload else d for d in module.debug]
+    return module
+
+
 def build_object(module: Module) -> ElfObject:
     """The ELFW object with every payload derived."""
+    module = _frame_in_text_order(module)
     obj = emit(module)
     fill_notes(module, obj)
     fill_compat(module, obj)

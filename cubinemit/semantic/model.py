@@ -7,6 +7,8 @@ all of those. Everything is referenced by name.
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from typing import TYPE_CHECKING
@@ -18,6 +20,13 @@ if TYPE_CHECKING:
     from ..funcorder import Mode
 
 SPEC_VERSION = 1
+
+#: debug payloads whose rows follow the PTX text (line numbers, the text itself)
+LINE_PAYLOADS = (".debug_line", ".nv_debug_line_sass", ".nv_debug_ptx_txt")
+#: -g register tables: per function, its NUL-terminated name, a u32 count and that many
+#: entries: a type byte each (reg_type), or a u32, the register's NUL-terminated name, four
+#: bytes and two u32 (reg_sass, the register's live ranges)
+NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
 
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 SPACES = ("global", "const", "shared", "local", "tex", "surf", "sampler")
@@ -42,81 +51,48 @@ def _renamed(value: object, old: str, new: str) -> object:
     return value
 
 
-def _prune_frame(frame: DebugSection, gone: set[str], module: Module) -> None:
-    """Drop the .debug_frame entries of removed functions: each FDE whose initial location is
-    relocated against one, and every CIE left without an FDE. The kept entries move up, their
-    CIE pointers (data in executables, the .debug_frame relocation's addend in relocatable
-    output) and relocation offsets follow, and the Mercury facts keyed by FDE ordinal too."""
-    data = frame.data
-    entries = []  # (offset, size, is_cie, cie_pointer)
-    pos = 0
-    while pos + 12 <= len(data):
-        if int.from_bytes(data[pos : pos + 4], "little") != 0xFFFFFFFF:
-            raise ModelError(f".debug_frame: entry at {pos:#x} is not 64-bit DWARF")
-        length = int.from_bytes(data[pos + 4 : pos + 12], "little")
-        pointer = int.from_bytes(data[pos + 12 : pos + 20], "little")
-        entries.append((pos, 12 + length, pointer == 0xFFFFFFFFFFFFFFFF, pointer))
-        pos += 12 + length
-    owner: dict[int, str | None] = {}
-    cie_reloc: dict[int, Relocation] = {}
-    for r in frame.relocations:
-        for off, size, is_cie, _ in entries:
-            if not is_cie and off + 20 <= r.offset < off + 28 and r.type == 2:
-                owner[off] = r.symbol
-            if not is_cie and r.offset == off + 12 and r.symbol == ".debug_frame":
-                cie_reloc[off] = r
-    # relocatable output: a CIE pointer is the addend of a relocation against .debug_frame
-    # (the REL one of the first FDE keeps it in the data: 0). ptxas does not always write the
-    # CIE's offset there (sm_90+ -c: each CIE+FDE pair counts rounded up to 16 bytes), but the
-    # pointers rise with the CIEs: the n-th smallest names the n-th CIE
-    def pointer_of(r: Relocation) -> int:
-        return r.addend if r.addend is not None else 0
+def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
+    """A -g register table (NAME_RECORD_PAYLOADS, or its Mercury clone) with the records of
+    ``old`` named ``new``."""
+    out, pos = bytearray(), 0
 
-    steps = sorted({pointer_of(r) for r in cie_reloc.values()})
-    cies = [off for off, _, is_cie, _ in entries if is_cie]
-    if cie_reloc and len(steps) != len(cies):
-        raise ModelError(f".debug_frame: {len(steps)} CIE pointers for {len(cies)} CIEs")
-    cie_at = dict(zip(steps, cies))
-    cie_of: dict[int, int] = {}
-    for off, size, is_cie, pointer in entries:
-        if not is_cie:
-            cie_of[off] = cie_at[pointer_of(cie_reloc[off])] if off in cie_reloc else pointer
-    kept_fdes = [off for off, _, is_cie, _ in entries if not is_cie and owner.get(off) not in gone]
-    live_cies = {cie_of[off] for off in kept_fdes}
-    keep = [e for e in entries if (e[2] and e[0] in live_cies) or (not e[2] and e[0] in kept_fdes)]
-    moved, out = {}, bytearray()
-    for off, size, _, _ in keep:
-        moved[off] = len(out)
-        out += data[off : off + size]
-    for off, _, is_cie, _ in keep:
-        if not is_cie and off not in cie_reloc:  # executables store the CIE offset itself
-            new = moved[off]
-            out[new + 12 : new + 20] = moved[cie_of[off]].to_bytes(8, "little")
-    # the kept CIE pointers keep the spacing they had: a kept CIE's new pointer is the sum of
-    # the pointer steps of the kept CIEs before it
-    step_of = {a: (steps[i + 1] - a if i + 1 < len(steps) else 0) for i, a in enumerate(steps)}
-    kept_steps = [a for a in steps if cie_at[a] in live_cies]
-    new_pointer = {a: sum(step_of[b] for b in kept_steps if b < a) for a in kept_steps}
-    zero_is_rel = any(r.addend is None for r in cie_reloc.values())
-    relocs = []
-    for r in frame.relocations:
-        base = next((off for off, size, _, _ in keep if off <= r.offset < off + size), None)
-        if base is None:
-            continue
-        addend = new_pointer[r.addend] if r in cie_reloc.values() and r.addend is not None else r.addend
-        if r in cie_reloc.values() and addend == 0 and zero_is_rel:
-            # below sm_90 ptxas writes the pointer to the first CIE as REL (0 in the data)
-            addend = None
-        relocs.append(Relocation(moved[base] + r.offset - base, r.type, r.symbol, addend))
-    frame.data, frame.relocations = bytes(out), relocs
-    ordinal = {old: new for new, old in enumerate(off for off, _, is_cie, _ in keep if not is_cie)}
-    fde_ordinal = {k: ordinal.get(off) for k, off in enumerate(off for off, _, is_cie, _ in entries if not is_cie)}
-    merc = module.facts.get("mercury")
-    if isinstance(merc, dict):
-        for key in ("cfa", "fde_ranges"):
-            table = merc.get(key)
-            if isinstance(table, dict) and "$map" in table:
-                table["$map"] = [[fde_ordinal[k], v] for k, v in table["$map"] if fde_ordinal.get(k) is not None]
+    def cstr(at: int) -> int:
+        end = data.find(b"\0", at)
+        if end < 0:
+            raise ModelError(f"{section}: unterminated name at {at:#x}")
+        return end
+
+    while pos < len(data):
+        end = cstr(pos)
+        name = data[pos:end].decode("latin-1")
+        if end + 5 > len(data):
+            raise ModelError(f"{section}: record {name!r} at {pos:#x} is cut short")
+        count = int.from_bytes(data[end + 1 : end + 5], "little")
+        body = end + 5
+        if section.endswith("_reg_type"):
+            body += count
+        else:
+            for _ in range(count):
+                body = cstr(body + 4) + 1 + 12
+        if body > len(data):
+            raise ModelError(f"{section}: record {name!r} at {pos:#x} runs past the end")
+        out += (new.encode() if name == old else data[pos:end]) + data[end:body]
+        pos = body
+    return bytes(out)
+
+
+def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
+    """The PTX text ptxas embeds (``.nv_debug_ptx_txt``: its lines, NUL-separated) with the
+    function ``old`` named ``new``: the name as a whole identifier, and the function's
+    parameters named after it (nvcc's ``<name>_param_<n>``), as renaming the function in
+    the PTX gives. Identifiers take letters, digits, ``_`` and ``$``; ``%`` and ``.`` start
+    other tokens."""
+    name = re.escape(old.encode())
+    head = re.search(rb"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?" + name + rb"\s*\(([^)]*)\)", text)
+    params = re.findall(rb"\.param\b[^,]*?(" + name + rb"[\w$]+)", head.group(1)) if head else []
+    alternatives = b"|".join(re.escape(p) for p in sorted(set(params), key=len, reverse=True))
+    pattern = rb"(?<![\w$%.])(?:" + (alternatives + b"|" if alternatives else b"") + name + rb")(?![\w$])"
+    return re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
 
 
 def _without(value: object, names: set[str]) -> object:
@@ -380,14 +356,29 @@ class Module:
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
-        for dbg in self.debug:
-            if dbg.name == ".debug_frame":
-                _prune_frame(dbg, gone, self)
+        from .frame import prune
+
+        self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = kept
         self.data = [d for d in self.data if not d.users or set(d.users) - gone]
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+
+    def reorder_functions(self, names: list[str]) -> None:
+        """Put the named functions in this PTX definition order, in the places they held among
+        the module's functions (naming every function reorders the whole module). ptxas's
+        .text order, symbols, records and .debug_frame entries follow when the cubin is built.
+        Refused where line-table rows (-g, -lineinfo) map the code to PTX lines: those payloads
+        describe the PTX text, which the edit does not give."""
+        if len(set(names)) != len(names):
+            raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
+        moved = [self.function(n) for n in names]
+        if any(d.name in LINE_PAYLOADS and d.data for d in self.debug):
+            raise ModelError("cannot reorder functions with line-table rows (-g, -lineinfo): they follow the PTX text")
+        slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
+        for i, f in zip(slots, moved):
+            self.functions[i] = f
 
     def rename_function(self, old: str, new: str) -> None:
         """Rename a function and every reference to it (relocations, calls, users, inlined
@@ -416,3 +407,16 @@ class Module:
             for r in dbg.relocations:
                 if r.symbol == old:
                     r.symbol = new
+            if dbg.name == ".nv_debug_ptx_txt":
+                # the PTX text ptxas embeds (-lineinfo, -g): the name's tokens, as in the
+                # renamed PTX (same lines, so the line tables stand)
+                dbg.data = _renamed_ptx(dbg.data, old, new)
+            elif dbg.name in NAME_RECORD_PAYLOADS:
+                dbg.data = _renamed_records(dbg.name, dbg.data, old, new)
+        merc = self.facts.get("mercury")
+        clones = merc.get("debug") if isinstance(merc, dict) else None
+        if isinstance(clones, dict) and "$map" in clones:  # their Mercury clones' bytes (leaf)
+            for pair in clones["$map"]:
+                if isinstance(pair[0], str) and pair[0].endswith(NAME_RECORD_PAYLOADS) and isinstance(pair[1], dict) and "$bytes" in pair[1]:
+                    data = _renamed_records(pair[0], bytes.fromhex(pair[1]["$bytes"]), old, new)
+                    pair[1] = {"$bytes": data.hex()}
