@@ -47,11 +47,27 @@ def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
 
 
 @pytest.mark.parametrize("target", TARGETS + ("sm_110",))
-@pytest.mark.parametrize("probe, kernel", [("func_calls", "k_chain"), ("kernels_three", "k_three"), ("malloc_free", "_Z6k_freePPi")])
-def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, probe, kernel):
+@pytest.mark.parametrize(
+    "probe, kernel",
+    [
+        ("func_calls", "k_chain"),
+        ("kernels_three", "k_three"),
+        ("malloc_free", "_Z6k_freePPi"),
+        ("shared_dynamic", "k_dyn"),
+        ("../probes_rw2/printf_switch", "_Z4calcPKiPKdS2_Pdii"),
+    ],
+)
+def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, request, target, probe, kernel):
     """-c: .debug_frame CIE pointers are relocation addends (kept spacing, REL for the first
-    CIE below sm_90); static functions nothing calls stay, an extern goes with its last caller."""
+    CIE below sm_90); static functions nothing calls stay, an extern or a ptxas builtin
+    (printf_switch: __cuda_sm20_div_rn_f64_full) goes with its last caller; module variables
+    stay though no function uses them any more (shared_dynamic)."""
     text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    probe = probe.rsplit("/", 1)[-1]
+    if probe == "printf_switch" and target == "sm_120":
+        # .nv.compat ISA_CLASS is a module fact (2 while calc is there, 1 without it): which
+        # function's code asks class 2 does not show in the cubin
+        request.applymarker(pytest.mark.xfail(strict=True, reason="ISA class is a module fact"))
     module = decompose(read_cubin(_compile(tmp_path, probe, text, target, "c")))
     module.remove_function(kernel)
     cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)

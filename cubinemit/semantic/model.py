@@ -343,7 +343,11 @@ class Module:
         rest = {f.name: f for f in self.functions if f is not victim}
         every = bool(self.options.get("compile_only") or self.options.get("debug"))
         roots = ("visible", "weak", "static") if every else ("visible", "weak")
-        reached = [n for n, f in rest.items() if f.is_kernel or f.linkage in roots]
+        from .decompose import is_builtin_name
+
+        # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
+        # go with their last caller (printf_switch -c: __cuda_sm20_div_rn_f64_full)
+        reached = [n for n, f in rest.items() if f.is_kernel or (f.linkage in roots and not is_builtin_name(n))]
         seen = set(reached)
         while reached:
             f = rest[reached.pop()]
@@ -360,7 +364,11 @@ class Module:
 
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = kept
-        self.data = [d for d in self.data if not d.users or set(d.users) - gone]
+        if not self.options.get("compile_only"):
+            # whole program drops variables no function uses any more; a relocatable module
+            # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
+            # shared_module)
+            self.data = [d for d in self.data if not d.users or set(d.users) - gone]
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
