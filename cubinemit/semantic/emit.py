@@ -72,6 +72,43 @@ _WEAK_UND_OBJECT = 0x21
 _WEAK_NOTYPE = 0x20
 
 
+def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
+    """``fn``'s whole-program copies in the order ptxas creates them
+    (cubinemit.nvinfo.builder.clone_order: recursive or address-taken callees first, each
+    group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
+    counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
+    _7_$..dsqrt.. $K1$ssqrt``)."""
+    from ..nvinfo.builder import clone_order
+    from ..nvinfo.facts import FunctionFacts, from_json
+
+    info = fn.facts.get("nvinfo")
+    if not fn.inlined or not isinstance(info, dict):
+        return list(fn.inlined)
+    ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
+    rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
+    if any(callee not in rank for callee, _, _ in fn.inlined):
+        return list(fn.inlined)
+    return sorted(fn.inlined, key=lambda c: rank[c[0]])
+
+
+def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[str, str], str]:
+    """Whole program: (kernel, builtin) -> the name of the kernel's copy of a ptxas builtin,
+    ``$__internal_N_$<builtin>``, N counting the copies in .text order (``order``, derived
+    when not given), each kernel's in :func:`clones_in_order`."""
+    from ..funcorder import function_order
+    from .decompose import ptx_functions
+
+    by_name = {f.name: f for f in m.functions}
+    names: dict[tuple[str, str], str] = {}
+    if not any(f.inlined for f in m.functions):
+        return names
+    for kernel in order if order is not None else function_order(ptx_functions(m), m.ordering_mode()):
+        for callee, _, _ in clones_in_order(by_name[kernel]):
+            if callee in by_name and by_name[callee].linkage == "builtin":
+                names[(kernel, callee)] = f"$__internal_{len(names)}_${callee}"
+    return names
+
+
 class _Emitter:
     def __init__(self, module: Module):
         self.m = module
@@ -380,24 +417,6 @@ class _Emitter:
         from .decompose import ptx_functions
 
         return ptx_functions(self.m)
-
-    def clones_in_order(self, fn: Function) -> list[tuple[str, int, int]]:
-        """``fn``'s whole-program copies in the order ptxas creates them
-        (cubinemit.nvinfo.builder.clone_order: recursive or address-taken callees first, each
-        group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
-        counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
-        _7_$..dsqrt.. $K1$ssqrt``)."""
-        from ..nvinfo.builder import clone_order
-        from ..nvinfo.facts import FunctionFacts, from_json
-
-        info = fn.facts.get("nvinfo")
-        if not fn.inlined or not isinstance(info, dict):
-            return list(fn.inlined)
-        ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
-        rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
-        if any(callee not in rank for callee, _, _ in fn.inlined):
-            return list(fn.inlined)
-        return sorted(fn.inlined, key=lambda c: rank[c[0]])
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
@@ -1138,7 +1157,6 @@ class _Emitter:
     def run(self) -> ElfObject:
         m, obj = self.m, self.obj
         self.rel = bool(m.options.get("compile_only"))
-        self.builtin_copies = 0
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
         if m.options.get("extensible_whole_program"):
@@ -1152,6 +1170,7 @@ class _Emitter:
         if self.rel:
             obj.e_type = ET_REL
         order = self.function_order()
+        self.copy_names = builtin_copy_names(m, [f.name for f in order])
         self.shared = shared_layout(m, self.sm)
         self.plan = plan_data(m, [f.name for f in order], self.shared)
         self.cap_done = False
@@ -1216,13 +1235,12 @@ class _Emitter:
                 self.address_taken_symbols(fn)
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
-            for callee, offset, size in self.clones_in_order(fn):
+            for callee, offset, size in clones_in_order(fn):
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
                 linkage = self.functions[callee].linkage
-                if linkage == "builtin":  # $__internal_N_$<builtin>, N counts them (decompose._BUILTIN_COPY)
-                    obj.new_symbol(f"$__internal_{self.builtin_copies}_${callee}", info=_WEAK_FUNC, section=text, value=offset, size=size)
-                    self.builtin_copies += 1
+                if linkage == "builtin":  # $__internal_N_$<builtin> (decompose._BUILTIN_COPY)
+                    obj.new_symbol(self.copy_names[(fn.name, callee)], info=_WEAK_FUNC, section=text, value=offset, size=size)
                 elif linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
@@ -1301,7 +1319,7 @@ class _Emitter:
                         self.func_symbols[ref] = obj.add_symbol(Symbol(obj.strtab.add(ref), _GLOBAL_FUNC, 0, None))
             # the copies of visible callees, after the externs (fo_syscalls K3: `K3 malloc free
             # $K3$vhelper`; with a visible variable: `K gv malloc $K$aa $K$zz`, sm_90)
-            for callee, offset, size in self.clones_in_order(fn):
+            for callee, offset, size in clones_in_order(fn):
                 if self.functions[callee].linkage == "visible":
                     obj.add_symbol(Symbol(obj.strtab.add(f"${fn.name}${callee}"), _GLOBAL_FUNC, 0, text, 0, offset, size))
         if not late:

@@ -51,6 +51,51 @@ def _renamed(value: object, old: str, new: str) -> object:
     return value
 
 
+def _renamed_all(value: object, names: dict[str, str]) -> object:
+    """``value`` with every string that ``names`` maps replaced at once (a permutation of names
+    is not applied one by one)."""
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, dict):
+        return {_renamed_all(k, names): _renamed_all(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed_all(v, names) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_renamed_all(v, names) for v in value)
+    return value
+
+
+def _is_builtin(f: Function) -> bool:
+    from .decompose import is_builtin_name
+
+    return f.linkage == "builtin" or (f.linkage == "static" and is_builtin_name(f.name))
+
+
+def _builtins_placed(functions: list[Function]) -> list[Function]:
+    """The functions with each ptxas builtin right after its first caller: ptxas creates a
+    builtin while it parses the body of the first function that calls it (a builtin's own
+    builtins right after it). Builtins nothing calls keep their places at the front."""
+    builtins = [f for f in functions if _is_builtin(f)]
+    if not builtins:
+        return functions
+    called = {c for f in functions for c in f.calls}
+    out = [f for f in builtins if f.name not in called]
+    placed = {f.name for f in out}
+
+    def place(f: Function) -> None:
+        out.append(f)
+        for b in builtins:
+            if b.name in f.calls and b.name not in placed:
+                placed.add(b.name)
+                place(b)
+
+    for f in functions:
+        if not _is_builtin(f):
+            place(f)
+    out += [b for b in builtins if b.name not in placed]
+    return out
+
+
 def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
     """A -g register table (NAME_RECORD_PAYLOADS, or its Mercury clone) with the records of
     ``old`` named ``new``."""
@@ -384,9 +429,22 @@ class Module:
         moved = [self.function(n) for n in names]
         if any(d.name in LINE_PAYLOADS and d.data for d in self.debug):
             raise ModelError("cannot reorder functions with line-table rows (-g, -lineinfo): they follow the PTX text")
+        from .emit import builtin_copy_names
+
+        whole = not self.options.get("compile_only") and not self.device_debug
+        before = builtin_copy_names(self) if whole else {}
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         for i, f in zip(slots, moved):
             self.functions[i] = f
+        self.functions = _builtins_placed(self.functions)
+        if before:
+            # whole program: the copies $__internal_N_$<builtin> are numbered in .text order
+            after = builtin_copy_names(self)
+            names_map = {before[k]: after[k] for k in before if before[k] != after[k]}
+            if names_map:
+                self.facts = _renamed_all(self.facts, names_map)  # type: ignore[assignment]
+                for f in self.functions:
+                    f.facts = _renamed_all(f.facts, names_map)  # type: ignore[assignment]
 
     def rename_function(self, old: str, new: str) -> None:
         """Rename a function and every reference to it (relocations, calls, users, inlined
