@@ -93,13 +93,15 @@ def _swap_entries(text: str, a: str, b: str) -> str:
         ("launch_bounds", "k_maxntid", "k_nobounds"),
         ("../probes_rw2/ggml_quant", "_Z13mul_mat_vec_qILi0EEvPKvPK10block_q8_0Pfii", "_Z13quantize_q8_0PKfP10block_q8_0i"),
         ("../probes_rw2/softmax_warp", "_Z12softmax_rowsIfEvPKT_Pfiif", "_Z12softmax_rowsI6__halfEvPKT_Pfiif"),
+        ("../probes_rw2/coop_grid", "_Z14grid_two_phasePfi", "_Z15coalesced_countPKiiPi"),
     ],
 )
 def test_reorder_kernels_matches_ptxas(ptxas_ok, tmp_path, target, mode, probe, a, b):
     """Swapping two kernels' definitions: the .text order and everything after it follow, and
     the .debug_frame pairs (carried in the old order) move to the new .text order, their
     relocations in ptxas's order and, in -c, the CIE pointers re-spaced. A ptxas builtin is
-    made in the body of its first caller (ggml_quant -c: the float division slow path), and
+    made in the body of its first caller (ggml_quant -c: the float division slow path; the
+    WEAK sm_70 warp builtins stand first, in their first callers' order: coop_grid -c), and
     whole program numbers the builtins' copies ``$__internal_N_$`` in the new .text order
     (softmax_warp)."""
     text = (oracle.PROBES / f"{probe}.ptx").read_text()
@@ -124,6 +126,18 @@ def test_reorder_refuses_line_rows_and_unknown_names(cubin):
         module.reorder_functions(["k_chain", "k_none"])
     with pytest.raises(ModelError, match="'k_chain' is named twice"):
         module.reorder_functions(["k_chain", "k_chain"])
+
+
+def test_edits_refuse_moving_line_named_variables(cubin):
+    """-c names a function-scope .shared variable after its PTX line ($__s_local2__44): an edit
+    that moves the lines of its function is refused, the module left as it was."""
+    module = decompose(read_cubin(cubin("shared_module", "sm_90", "c")))
+    names = [f.name for f in module.functions]
+    with pytest.raises(ModelError, match=r"\$__s_local2__\d+' of 'k_sh2' is named after its PTX line"):
+        module.reorder_functions(["k_sh2", "k_sh1"])
+    with pytest.raises(ModelError, match="named after its PTX line"):
+        module.remove_function("k_sh1")
+    assert [f.name for f in module.functions] == names
 
 
 def test_remove_refuses_the_last_kernel_and_line_rows(cubin):

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 SPEC_VERSION = 1
 
+#: a function-scope variable named after its PTX line (``$__<name>__<line>``)
+_LINE_NAMED = re.compile(r"^\$__.+__\d+$")
 #: debug payloads whose rows follow the PTX text (line numbers, the text itself)
 LINE_PAYLOADS = (".debug_line", ".nv_debug_line_sass", ".nv_debug_ptx_txt")
 #: -g register tables: per function, its NUL-terminated name, a u32 count and that many
@@ -65,34 +67,47 @@ def _renamed_all(value: object, names: dict[str, str]) -> object:
     return value
 
 
-def _is_builtin(f: Function) -> bool:
+def _builtin_kind(f: Function) -> str | None:
+    """"weak" for a ptxas builtin bound WEAK (the sm_70 warp-synchronous ones), "made" for one
+    made in its first caller's body (LOCAL in -c, or linkage "builtin"), None otherwise."""
     from .decompose import is_builtin_name
 
-    return f.linkage == "builtin" or (f.linkage == "static" and is_builtin_name(f.name))
+    if f.linkage == "builtin":
+        return "made"
+    if f.linkage in ("static", "weak") and is_builtin_name(f.name):
+        return "weak" if f.linkage == "weak" else "made"
+    return None
 
 
 def _builtins_placed(functions: list[Function]) -> list[Function]:
-    """The functions with each ptxas builtin right after its first caller: ptxas creates a
-    builtin while it parses the body of the first function that calls it (a builtin's own
-    builtins right after it). Builtins nothing calls keep their places at the front."""
-    builtins = [f for f in functions if _is_builtin(f)]
-    if not builtins:
+    """The functions with ptxas's builtins where ptxas declares them for this order. It creates
+    a builtin while it parses the body of the first function that calls it: right after that
+    caller (a builtin's own builtins right after it); a WEAK one stands with the other WEAK
+    builtins at the front, in the order of their first callers (coop_grid -c). Builtins
+    nothing calls keep their places at the front."""
+    kinds = {f.name: _builtin_kind(f) for f in functions}
+    if not any(kinds.values()):
         return functions
-    called = {c for f in functions for c in f.calls}
-    out = [f for f in builtins if f.name not in called]
-    placed = {f.name for f in out}
+    first_caller: dict[str, int] = {}
+    for i, f in enumerate(functions):
+        for c in f.calls:
+            first_caller.setdefault(c, i)
+    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
+    front += sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
+    placed = {f.name for f in front}
+    out = list(front)
 
     def place(f: Function) -> None:
         out.append(f)
-        for b in builtins:
-            if b.name in f.calls and b.name not in placed:
+        for b in functions:
+            if kinds[b.name] and b.name in f.calls and b.name not in placed:
                 placed.add(b.name)
                 place(b)
 
     for f in functions:
-        if not _is_builtin(f):
+        if not kinds[f.name]:
             place(f)
-    out += [b for b in builtins if b.name not in placed]
+    out += [f for f in functions if kinds[f.name] and f.name not in placed]
     return out
 
 
@@ -402,6 +417,8 @@ class Module:
                     reached.append(n)
         kept = [f for f in self.functions if f.name in seen]
         gone = {f.name for f in self.functions} - seen
+        after = self.functions[self.functions.index(victim) + 1 :]
+        self._refuse_moved_lines(after, f"remove {name!r}")
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
@@ -417,6 +434,17 @@ class Module:
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+
+    def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
+        """ModelError when an edit moves the PTX lines of these functions and one of them has a
+        variable named after its PTX line: ptxas names a function-scope .shared variable
+        ``$__<name>__<line>`` in relocatable output (measured: one blank line more before
+        it, one more in its name), and the module does not know how many lines a function
+        spans."""
+        owners = {f.name for f in functions}
+        for d in self.data:
+            if d.scope in owners and _LINE_NAMED.match(d.name):
+                raise ModelError(f"cannot {edit}: {d.name!r} of {d.scope!r} is named after its PTX line, which the edit moves")
 
     def reorder_functions(self, names: list[str]) -> None:
         """Put the named functions in this PTX definition order, in the places they held among
@@ -434,6 +462,7 @@ class Module:
         whole = not self.options.get("compile_only") and not self.device_debug
         before = builtin_copy_names(self) if whole else {}
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
+        self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
         for i, f in zip(slots, moved):
             self.functions[i] = f
         self.functions = _builtins_placed(self.functions)
