@@ -9,10 +9,11 @@ it, and what points between entries follows:
 
 * an executable's FDE holds its CIE's section offset in its CIE pointer;
 * relocatable output relocates the CIE pointer against .debug_frame, with the pointer as the
-  addend. Those addends rise with the CIEs but not always by the CIEs' sizes (sm_90+ -c counts
-  some pairs rounded up to 16 bytes, some 8 bytes longer), so each CIE keeps the step to the next
-  one that the file showed, and a CIE that moves off the end takes the step every other CIE of
-  the payload followed (its size, or its size rounded up to 16);
+  addend. The addends are the pairs' offsets in a frame ptxas lays out before it fits the CFA
+  programs to the target: samples_mix -c has the same addends on sm_75, sm_90 and sm_100a,
+  though its sm_90+ FDEs are 8 bytes shorter. So each CIE keeps the step to the next one that
+  the file showed. A CIE that moves off the end takes the step every other CIE of the payload
+  followed (its size, or its size rounded up to 16), or the edit is refused;
 * below sm_90 the pointer to the first CIE is a REL relocation (0 in the data), the others RELA.
 
 The Mercury facts keyed by FDE ordinal (``cfa``, ``fde_ranges``) are renumbered with them.
