@@ -364,8 +364,11 @@ def _program_headers(
         # 7,750 segments; a .nv.global.init is not rounded up to its own alignment: 85 bytes of
         # alignment 64 followed by a .nv.global of alignment 32 take 96); sm_110 starts the
         # NOBITS part that follows file-backed bytes at 16 at least (arch fact
-        # nobits_start_align: 18 bytes of .nv.global.init put a .nv.global of alignment 4 at 32)
-        nobits_align = facts(obj.sm).nobits_start_align
+        # nobits_start_align: 18 bytes of .nv.global.init put a .nv.global of alignment 4 at 32).
+        # The NOBITS part starts at the largest alignment among its sections (4 bytes of
+        # .nv.global.init, then .nv.shared.k2 of alignment 2 and a .nv.global of alignment
+        # 128: the shared section starts at 128; every EXEC data segment of the caches)
+        nobits_align = max([facts(obj.sm).nobits_start_align, *(s.addralign for s in sections if s.nobits)])
         pos = start
         file_backed = False
         for s in sections:
