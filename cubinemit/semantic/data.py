@@ -634,6 +634,11 @@ def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple
             if t in _DATA_NAMES or t in data_names or t == "" or t.startswith(".nv.reservedSmem."):
                 walk.add(t)
                 continue
+            if t == ".nv.shared.reserved.0" or t.startswith("__nv_reservedSMEM_"):
+                # sm_110 makes the reserved-SMEM section and its gb10b variable inside the
+                # walk when a kernel before the walk has shared memory (ml5 -g: `.nv.global
+                # .nv.shared.reserved.0 __nv_reservedSMEM_gb10b_war_var .nv.global.init`)
+                continue
             # a module variable privatised to a kernel, named in the walk: the walk made
             # .nv_debug.shared before it; else it is the kernel's own variable its code names
             # first (random -g probe: `S:.nv.global o:gout o:k0v0 ~.rel.text.k0`)
