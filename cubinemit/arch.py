@@ -71,10 +71,6 @@ class ArchFacts:
     reserved_smem_base: int | None = None
     #: SM numbers whose .nv.shared.reserved.0 holds __nv_reservedSMEM_gb10b_war_var
     reserved_smem_war_sms: tuple[int, ...] = ()
-    #: least alignment of the first NOBITS section after file-backed bytes in an executable's
-    #: data segment (program header p_memsz): 16 on sm_110 (a .nv.global of alignment 4 after
-    #: 18 bytes of .nv.global.init starts at 32 there), the section's own elsewhere
-    nobits_start_align: int = 1
 
 
 _FAMILY_FACTS = {
@@ -114,7 +110,7 @@ ALL_TARGETS = (
 _SM_OVERRIDES: dict[int, dict[str, int]] = {
     100: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
     103: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
-    110: {"reserved_smem_size": 0xC0, "reserved_smem_offset": 0x40, "nobits_start_align": 16},
+    110: {"reserved_smem_size": 0xC0, "reserved_smem_offset": 0x40},
     120: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
     121: {"reserved_smem_size": 0x40, "reserved_smem_offset": 0x40},
 }
