@@ -1351,15 +1351,29 @@ class _PcCollector:
         self.maps: dict[str, dict[int, int]] = {}
         self.insn: dict[str, dict[int, int]] = {}
         self.conflicts: list[str] = []
+        #: (function, SASS offset) whose map entry only a relocated instruction gave
+        self.from_relocation: set[tuple[str, int]] = set()
 
     def add(self, func: str, sass: int, merc: int, source: str) -> None:
         m = self.maps.setdefault(func, {})
         if sass in m and m[sass] != merc and source == "relocation":
             self.insn.setdefault(func, {})[sass] = merc  # see FunctionFacts.insn
             return
+        if sass in m and m[sass] != merc and (func, sass) in self.from_relocation:
+            # the address itself (a return address, a symbol) differs from where the relocated
+            # instruction there sits: the instruction goes to insn (-c, a call returning to an
+            # instruction that reads .shared: Mercury 0x230 returns, the instruction is at 0x240)
+            self.insn.setdefault(func, {})[sass] = m[sass]
+            self.from_relocation.discard((func, sass))
+            m[sass] = merc
+            return
         if sass in m and m[sass] != merc:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
             return
+        if sass not in m and source == "relocation":
+            self.from_relocation.add((func, sass))
+        elif source != "relocation":
+            self.from_relocation.discard((func, sass))
         m[sass] = merc
 
 
