@@ -263,6 +263,11 @@ class MercuryFacts:
     lines: Mapping[str, tuple[tuple[object, ...], ...]] = attrs.field(factory=dict)
     debug: Mapping[str, bytes] = attrs.field(factory=dict)
     code_pointers: Mapping[str, tuple[tuple[int, str], ...]] = attrs.field(factory=dict)
+    #: sm_110: where the stale section header in ``.nv.merc.nv.shared.reserved.0`` starts
+    #: (:func:`_reserved_smem`), None when ptxas left the bytes zero. It is heap garbage:
+    #: 0x40 in ~97% of the cached cubins, else 0x50, 0x60, 0x70 or none, following no size
+    #: or name the module holds, so the decomposer records it like a leaf.
+    stale_header_at: int | None = 0x40
 
     def pc(self, func: str, offset: int) -> int:
         try:
@@ -693,7 +698,7 @@ def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> byt
     if name == ".nv.merc.debug_frame":
         return derive_merc_debug_frame(obj, facts)[0]
     if name == ".nv.merc.nv.shared.reserved.0":
-        return _reserved_smem(obj, orig)
+        return _reserved_smem(obj, orig, facts.stale_header_at)
     if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
         start = _index_area(obj, orig)
         return orig.data[start:]
@@ -720,25 +725,30 @@ def _late_phase_offset(obj: ElfObject) -> int:
     raise MercuryError("no late section name in .shstrtab")
 
 
-def _reserved_smem(obj: ElfObject, orig: Section) -> bytes:
+def _reserved_smem(obj: ElfObject, orig: Section, at: int | None = 0x40) -> bytes:
     """``.nv.merc.nv.shared.reserved.0``: the original size without the EXEC window (0x40 bytes
-    that Mercury does not have), zero bytes; where the gb10b WAR variable exists (sm_110), two
-    descriptors follow the first 0x40 bytes:
+    that Mercury does not have), zero bytes; where the gb10b WAR variable exists (sm_110),
+    ptxas leaves stale bytes of a freed ELF section header table in it, two Elf64_Shdr of an
+    image it wrote earlier:
 
-    * 0x40: u32 {1, 3, 0, 0, 0, 0, 0x40, 0, L, 0, 0, 0, 1, 0, 0, 0} for the gb10b WAR variable,
-    * 0x80: u32 {0xb, 3, 0, 0, 0, 0, L + 0x40, 0} for the tcgen05 partition, if present,
+    * ``at``: {sh_name 1, SHT_STRTAB, offset 0x40, size L, align 1} (its .shstrtab),
+    * ``at`` + 0x40: {sh_name 0xb, SHT_STRTAB, offset L + 0x40} (its .strtab), if the
+      tcgen05 partition makes the section that long,
 
-    where L is the .shstrtab offset of the first name created after the per-function phase
-    (:func:`_late_phase_offset`). Fitted on sm_110/sm_110a (L matches in every cubin; its
-    meaning is unknown)."""
+    cut at the section's end, where L is the .shstrtab offset of the first name created after
+    the per-function phase (:func:`_late_phase_offset`: that image's .shstrtab size). ``at``
+    (MercuryFacts.stale_header_at) is 0x40 in ~97% of the cached cubins; None leaves the
+    bytes zero."""
     size = orig.size - (_EXEC_SMEM_WINDOW if obj.e_type == ET_EXEC else 0)
     data = bytearray(max(size, 0))
     names = {y.name for y in obj.symbols if y.section is orig}
-    if "__nv_reservedSMEM_gb10b_war_var" in names and len(data) >= 0x80:
+    if "__nv_reservedSMEM_gb10b_war_var" in names and len(data) >= 0x80 and at is not None:
         mark = _late_phase_offset(obj)
-        struct.pack_into("<16I", data, 0x40, 1, 3, 0, 0, 0, 0, 0x40, 0, mark, 0, 0, 0, 1, 0, 0, 0)
-        if "__nv_reservedSMEM_tcgen05_partition" in names and len(data) >= 0xA0:
-            struct.pack_into("<8I", data, 0x80, 0xB, 3, 0, 0, 0, 0, mark + 0x40, 0)
+        stale = struct.pack("<16I", 1, 3, 0, 0, 0, 0, 0x40, 0, mark, 0, 0, 0, 1, 0, 0, 0)
+        if "__nv_reservedSMEM_tcgen05_partition" in names:
+            stale += struct.pack("<8I", 0xB, 3, 0, 0, 0, 0, mark + 0x40, 0)
+        stale = stale[: max(0, len(data) - at)]
+        data[at : at + len(stale)] = stale
     return bytes(data)
 
 

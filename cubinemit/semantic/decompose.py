@@ -461,8 +461,7 @@ def decompose(obj: ElfObject) -> Module:
                 # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
-        module.facts["mercury"] = encode(merc)
-        _check_reserved_clone(obj)
+        module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error)
@@ -628,20 +627,20 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names:
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
 
 
-def _check_reserved_clone(obj: ElfObject) -> None:
-    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem); on sm_110
-    ptxas sometimes leaves the gb10b WAR descriptor at 0x40 zero (tests/alloc/probes glob2 in
-    every mode, realistic_sm90 -g, some sh_* probes: 25 of ~2,100 cubins), and when is not
-    known: decline where the rule does not give the file's bytes."""
+def _reserved_clone_fact(obj: ElfObject, merc: object) -> object:
+    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem) but for
+    where ptxas's stale section-header bytes land (sm_110: heap garbage, at 0x40 in ~97% of the
+    cubins): ``merc`` with the position that gives the file's bytes
+    (MercuryFacts.stale_header_at); declined where none does."""
     from ..mercury import _reserved_smem
 
     clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
     if clone is None or clone.clone_of is None:
-        return
-    if _reserved_smem(obj, clone.clone_of) != clone.data:
-        zero = not any(clone.data[0x40:0x80])
-        why = "ptxas left the gb10b WAR descriptor zero, which no rule predicts yet" if zero else "its bytes follow no known rule"
-        raise NotImplementedError(f".nv.merc.nv.shared.reserved.0: {why}")
+        return merc
+    for at in (0x40, 0x50, 0x60, 0x70, None):
+        if _reserved_smem(obj, clone.clone_of, at) == clone.data:
+            return merc if at == 0x40 else attrs.evolve(merc, stale_header_at=at)  # type: ignore[misc]
+    raise NotImplementedError(".nv.merc.nv.shared.reserved.0: its bytes follow no known rule")
 
 
 def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:

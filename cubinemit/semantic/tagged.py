@@ -19,6 +19,15 @@ TYPES: dict[str, type] = {
 _NAMES = {cls: name for name, cls in TYPES.items()}
 
 
+def _is_default(field: Any, value: Any) -> bool:
+    default = field.default
+    if default is attrs.NOTHING:
+        return False
+    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        return not default.takes_self and bool(value == default.factory())
+    return bool(value == default) and type(value) is type(default)
+
+
 def encode(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
@@ -30,7 +39,8 @@ def encode(value: Any) -> Any:
         name = _NAMES.get(type(value))
         if name is None:
             raise ModelError(f"cannot encode a {type(value).__name__} in a spec")
-        return {"$type": name, **{f.name: encode(getattr(value, f.name)) for f in attrs.fields(type(value))}}
+        # a field at its default is left out (decode restores it): the spec stays minimal
+        return {"$type": name, **{f.name: encode(v) for f in attrs.fields(type(value)) if not _is_default(f, v := getattr(value, f.name))}}
     if isinstance(value, dict) or hasattr(value, "items"):
         return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
     return value
