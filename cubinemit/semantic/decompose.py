@@ -396,6 +396,8 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
+        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug:
+            _rel_before_shared(obj, fn)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -825,6 +827,38 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
     kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
+
+
+def _rel_before_shared(obj: ElfObject, fn: Function) -> None:
+    """-c, sm_90+: a reference that leaves no relocation entry (like the tombstoned
+    .nv.reservedSmem.cap one of data._hidden_first_reference) still asks .rel.text.<f> where the
+    code makes it, which need not be first: convolutionColumnsKernel (tests/probes_rw5/rules/
+    rel_before_shared.ptx, -c sm_90 on) names `.rela.text.k .rel.text.k $s_Data` although every
+    relocation before s_Data's own carries an addend. The emitter walks the kept relocations by
+    offset, naming a .shared variable at its first one: the variables whose names follow .rel
+    although no kept relocation up to theirs asks for it are the fact ``rel_before_shared``
+    (.rel is asked right before them). The opposite (named before .rel although an earlier
+    relocation asks for it) is declined."""
+    rel = f".rel.text.{fn.name}"
+    names: dict[str, int] = {}
+    for n, slot in enumerate(obj.strtab.slots):
+        names.setdefault(slot.text, n)
+    if rel not in names:
+        return
+    asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
+    first_ask = min(asks, default=None)
+    late: list[str] = []
+    for r in sorted(fn.relocations, key=lambda r: r.offset):
+        if r.symbol == fn.name or r.symbol in late or names.get(r.symbol, -1) < 0:
+            continue
+        before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
+        named_after = names[r.symbol] > names[rel]
+        if r.symbol.startswith("$") and before_ask and named_after:
+            late.append(r.symbol)
+        elif r.symbol.startswith("$") and not named_after and first_ask is not None and r.offset > first_ask and names[r.symbol] > names.get(f".text.{fn.name}", len(names)):
+            raise NotImplementedError(f".rel.text.{fn.name}: {r.symbol} named before the section its earlier relocations ask for")
+    if late:
+        fn.facts["rel_before_shared"] = late
 
 
 def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -354,7 +354,12 @@ class _Emitter:
                     self.scoped_symbol(name)
 
         name_own()
+        late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
+            if r.symbol in late_named:  # type: ignore[operator]
+                # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
+                ask(".rel")
+                ask(".rela")
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
             # made RELA at once: a return address; a relocation with a nonzero addend (below
