@@ -247,6 +247,7 @@ _PTXAS_SEEN: Mapping[EIAttr, tuple[EIFormat, Scope]] = types.MappingProxyType(
         EIAttr.SANITIZE: (_H, _F),
         EIAttr.MERCURY_ISA_VERSION: (_H, _F),
         EIAttr.UNUSED_LOAD_BYTE_OFFSET: (_S, _F),
+        EIAttr.REG_RECONFIG: (_N, _F),
     }
 )
 

@@ -337,6 +337,7 @@ def _function(
         kw["num_barriers"] = nb.value if attrs_in_order.index(EIAttr.NUM_BARRIERS) < merc else 0
     kw["ctaid_z_used"] = EIAttr.CTAIDZ_USED in by
     kw["wmma_used"] = EIAttr.WMMA_USED in by
+    kw["reg_reconfig"] = EIAttr.REG_RECONFIG in by
     sp = one(EIAttr.SPARSE_MMA_MASK)
     if isinstance(sp, HalfValue):
         kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1)

@@ -261,6 +261,9 @@ class FunctionFacts:
     # --- usage flags
     ctaid_z_used: bool = False  # %ctaid.z in the function's own code (whole program: clones too)
     wmma_used: bool = False
+    #: REG_RECONFIG: a kernel with a register limit (.maxnreg / .minnctapersm) that uses
+    #: setmaxnreg, built whole program (ptxas 13.0.88 writes none under -c or -g)
+    reg_reconfig: bool = False
     sparse_mma: tuple[str, ...] = attrs.field(default=(), converter=_sparse_kinds)  # e.g. ("HMMA.SP",)
     tcgen05_1cta: bool = False
     tcgen05_2cta: bool = False

@@ -848,9 +848,11 @@ def _rel_before_shared(obj: ElfObject, fn: Function) -> None:
     asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
     first_ask = min(asks, default=None)
     late: list[str] = []
+    seen: set[str] = set()
     for r in sorted(fn.relocations, key=lambda r: r.offset):
-        if r.symbol == fn.name or r.symbol in late or names.get(r.symbol, -1) < 0:
+        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0:
             continue
+        seen.add(r.symbol)  # a variable is named at its first relocation
         before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
         named_after = names[r.symbol] > names[rel]
         if r.symbol.startswith("$") and before_ask and named_after:
