@@ -336,8 +336,8 @@ class _Emitter:
             ask(".rel")
         if resolved:
             ask(".rel")
-            if not legacy:
-                ask(".rela")  # turned RELA at once from sm_90 on
+            if not legacy or fn.facts.get("resolved_relocations") == "rel_rela":
+                ask(".rela")  # turned RELA at once from sm_90 on; below, a resolved addend
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
