@@ -462,7 +462,10 @@ class _Emitter:
             if span is not None and r.symbol not in self.func_symbols:
                 bank = self.constant_bank(fn, text)
                 start, end = span
-                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=end - start)  # type: ignore[arg-type]
+                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
+                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
+                size = (end - start + 3) & ~3
+                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
             prefix = ".rel" if r.addend is None else ".rela"
             if self.family is not Family.LEGACY and r.addend == 0 and r.symbol != fn.name:
                 # sm_90+: a call (or other zero-addend reference) starts REL and is turned RELA
