@@ -396,8 +396,8 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
-        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug:
-            _rel_before_shared(obj, fn)
+        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
+            _rel_before_shared(obj, fn)  # a device function's variables are named after its code
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
