@@ -398,6 +398,8 @@ def decompose(obj: ElfObject) -> Module:
         _constants(obj, fn, by_name, first_named)
         if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
             _rel_before_shared(obj, fn)  # a device function's variables are named after its code
+        if module.device_debug and fn.is_kernel and fn.relocations:
+            _own_shared_after_rela(obj, fn)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -832,6 +834,24 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
     kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
+
+
+def _own_shared_after_rela(obj: ElfObject, fn: Function) -> None:
+    """-g: a kernel's own .shared variables are named at their first (resolved) reference. The
+    emitter names them once .rel.text.<k> is asked for; when the code asked .rel and then .rela
+    before that reference (MonteCarloPrice -g -c sm_75, tests/probes_rw5/montecarlo_misc: the
+    __constant__ table asks .rel, the sqrt slow-path call in the loop .rela, the reductions'
+    s_sum after the loop: `.rel.text.k .rela.text.k s_sum s_sum2`), fact
+    ``own_shared_after_rela``."""
+    names: dict[str, int] = {}
+    for n, slot in enumerate(obj.strtab.slots):
+        names.setdefault(slot.text, n)
+    rel, rela, text = (names.get(f"{p}.text.{fn.name}") for p in (".rel", ".rela", ""))
+    if rel is None or rela is None or text is None or not rel < rela:
+        return
+    own = [names[y.name] for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.name in names and names[y.name] > text and y.type != 3]
+    if own and min(own) > rela:
+        fn.facts["own_shared_after_rela"] = True
 
 
 def _rel_before_shared(obj: ElfObject, fn: Function) -> None:

@@ -349,7 +349,9 @@ class _Emitter:
             # below sm_90, after both names from sm_90 on): once .rel is asked, even when a
             # return address asked .rela first (nvcc -G layernorm_smem, -g and -c, every
             # target: `.rela.text.k .rel.text.k partial`), used ones first
-            if ".rel" in asked:
+            # (fact own_shared_after_rela: their first reference came after .rela too,
+            # decompose._own_shared_after_rela)
+            if ".rel" in asked and (".rela" in asked or not fn.facts.get("own_shared_after_rela")):
                 for name in own:
                     self.scoped_symbol(name)
 
