@@ -32,8 +32,8 @@ EXTRA_MODES = ("O0_c", "g_c")
 DECLINED: dict[tuple[str, str, str], str] = {
     ("cutlass_mma_80", "sm_110", "g"): ".nv.merc.nv.shared.reserved.0",
 }
-#: at least this many cases are exact (the whole matrix at the time of writing)
-MIN_EXACT = 400
+#: at least this many cases are exact (410 of 411 at the time of writing)
+MIN_EXACT = 405
 
 
 def _sm(t: str) -> int:
