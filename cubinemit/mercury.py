@@ -446,6 +446,7 @@ _MBARRIER = 0x39
 _ANNOTATIONS = 0x55
 _INDIRECT_BRANCH = 0x34
 _ATOM16_REGMAP = 0x2E
+_UNUSED_LOAD = 0x44
 _SVAL = 4
 
 
@@ -473,7 +474,7 @@ def _offset_positions(code: int, body: bytes, fmt: int = _SVAL) -> list[int]:
         return list(range(0, len(body), 16))
     if code == _ANNOTATIONS:
         return list(range(4, len(body), 8))
-    if code == _ATOM16_REGMAP:
+    if code in (_ATOM16_REGMAP, _UNUSED_LOAD):  # (offset, register) / (offset, used-byte mask) pairs
         return list(range(0, len(body), 8))
     if code == _INDIRECT_BRANCH:
         pos, out = 0, []

@@ -143,6 +143,7 @@ ORDER_L: tuple[_Slot, ...] = (
     EIAttr.ANNOTATIONS,
     EIAttr.SANITIZE,
     EIAttr.MERCURY_ISA_VERSION,
+    EIAttr.UNUSED_LOAD_BYTE_OFFSET,
     EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,
     EIAttr.COOP_GROUP_MASK_REGIDS,
     EIAttr.COOP_GROUP_INSTR_OFFSETS,
@@ -181,6 +182,8 @@ ORDER_HB: tuple[_Slot, ...] = (
     EIAttr.ANNOTATIONS,
     EIAttr.SANITIZE,
     EIAttr.MERCURY_ISA_VERSION,
+    EIAttr.UNUSED_LOAD_BYTE_OFFSET,
+    EIAttr.REG_RECONFIG,
     EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,
     EIAttr.COOP_GROUP_MASK_REGIDS,
     EIAttr.COOP_GROUP_INSTR_OFFSETS,
@@ -571,6 +574,14 @@ def build_function_info(
             EIAttr.ATOM16_EMUL_INSTR_REG_MAP,
             Atom16EmulRegMap(RegMapEntry(e.offset, e.reg) for e in f.atom16_emulations),
         )
+    if f.unused_load_bytes:
+        # ptxas 13.0.88 -O0, every target: right after MERCURY_ISA_VERSION, before the
+        # COOP_GROUP records (probe unused_load_kitchen in tests/test_semantic_realworld5.py)
+        s.add(EIAttr.UNUSED_LOAD_BYTE_OFFSET, U32List(EIAttr.UNUSED_LOAD_BYTE_OFFSET, f.unused_load_bytes))
+    if f.reg_reconfig:
+        # sm_90a+ setmaxnreg: after UNUSED_LOAD_BYTE_OFFSET, before VRC_CTA_INIT_COUNT and the
+        # mbarrier records (tests/probes_rw5/rules/reg_reconfig.ptx)
+        s.add(EIAttr.REG_RECONFIG, Flag(EIAttr.REG_RECONFIG))
     if f.int_warp_wide_offsets:
         s.add(
             EIAttr.INT_WARP_WIDE_INSTR_OFFSETS,

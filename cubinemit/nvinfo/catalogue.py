@@ -246,6 +246,8 @@ _PTXAS_SEEN: Mapping[EIAttr, tuple[EIFormat, Scope]] = types.MappingProxyType(
         EIAttr.ANNOTATIONS: (_S, _F),
         EIAttr.SANITIZE: (_H, _F),
         EIAttr.MERCURY_ISA_VERSION: (_H, _F),
+        EIAttr.UNUSED_LOAD_BYTE_OFFSET: (_S, _F),
+        EIAttr.REG_RECONFIG: (_N, _F),
     }
 )
 

@@ -20,7 +20,7 @@ from ..elf.order import header_order, symbol_order
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from .builder import FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
+from .builder import ORDER_HB, ORDER_L, FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
 from .codec import decode_nvinfo
@@ -63,6 +63,12 @@ _STO_CUDA_ENTRY = 0x10
 _STT_FUNC = 2
 _DEBUG_SECTION = ".nv_debug_info_reg_sass"
 _UNBOUNDED = 0xFFFFFFFF
+#: the codes the builder writes in a function's .nv.info: a record of any other code would be
+#: dropped by the decomposition, so it declines instead
+_FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAttr)) | {
+    EIAttr.BINDLESS_TEXTURE_BANK,
+    EIAttr.BINDLESS_SURFACE_BANK,
+}
 #: functions -sanitize=memcheck links in
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
 
@@ -224,6 +230,9 @@ def _function(
     for r in recs:
         if isinstance(r.attr, EIAttr):
             by.setdefault(r.attr, []).append(r)
+    unknown = sorted({getattr(a, "name", str(a)) for a in (r.attr for r in recs) if a not in _FUNCTION_CODES})
+    if unknown:
+        raise NotImplementedError(f".nv.info.{name}: {', '.join(unknown)} records are not modelled")
 
     def one(attr: EIAttr) -> NvInfoRecord | None:
         got = by.get(attr)
@@ -292,6 +301,8 @@ def _function(
     kw["coop_group_mask_regids"] = masks.values if isinstance(masks, U32List) else ()
     kw["syscall_offsets"] = offsets(EIAttr.SYSCALL_OFFSETS)
     kw["int_warp_wide_offsets"] = offsets(EIAttr.INT_WARP_WIDE_INSTR_OFFSETS)
+    unused = one(EIAttr.UNUSED_LOAD_BYTE_OFFSET)
+    kw["unused_load_bytes"] = unused.values if isinstance(unused, U32List) else ()
     mb = one(EIAttr.MBARRIER_INSTR_OFFSETS)
     if isinstance(mb, MbarrierInstrOffsets):
         for e in mb.entries:
@@ -326,6 +337,7 @@ def _function(
         kw["num_barriers"] = nb.value if attrs_in_order.index(EIAttr.NUM_BARRIERS) < merc else 0
     kw["ctaid_z_used"] = EIAttr.CTAIDZ_USED in by
     kw["wmma_used"] = EIAttr.WMMA_USED in by
+    kw["reg_reconfig"] = EIAttr.REG_RECONFIG in by
     sp = one(EIAttr.SPARSE_MMA_MASK)
     if isinstance(sp, HalfValue):
         kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1)

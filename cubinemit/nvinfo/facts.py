@@ -246,6 +246,9 @@ class FunctionFacts:
     coop_group_mask_regids: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
     syscall_offsets: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
     int_warp_wide_offsets: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
+    #: UNUSED_LOAD_BYTE_OFFSET words as code generation writes them (-O0 keeps vector loads whose
+    #: results are partly dead): pairs of a load's .text offset and the mask of the bytes it uses
+    unused_load_bytes: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
     mbarriers: tuple[MbarrierUse, ...] = attrs.field(default=(), converter=_tuple_of(MbarrierUse))
     #: distinct mbarrier objects (NUM_MBARRIERS); None: no record
     num_mbarriers: int | None = attrs.field(default=None, validator=_opt(16))
@@ -258,6 +261,9 @@ class FunctionFacts:
     # --- usage flags
     ctaid_z_used: bool = False  # %ctaid.z in the function's own code (whole program: clones too)
     wmma_used: bool = False
+    #: REG_RECONFIG: a kernel with a register limit (.maxnreg / .minnctapersm) that uses
+    #: setmaxnreg, built whole program (ptxas 13.0.88 writes none under -c or -g)
+    reg_reconfig: bool = False
     sparse_mma: tuple[str, ...] = attrs.field(default=(), converter=_sparse_kinds)  # e.g. ("HMMA.SP",)
     tcgen05_1cta: bool = False
     tcgen05_2cta: bool = False
@@ -278,6 +284,8 @@ class FunctionFacts:
         if self.instr_reg_map is not None:
             object.__setattr__(self, "instr_reg_map", tuple(self.instr_reg_map))
             _u32s(self, attrs.fields(FunctionFacts).instr_reg_map, self.instr_reg_map)
+        if len(self.unused_load_bytes) % 2:
+            raise ModelError(f"function {self.name!r}: UNUSED_LOAD_BYTE_OFFSET words come in (offset, mask) pairs")
         if len(self.coop_group_mask_regids) != len(self.coop_group_offsets):
             raise ModelError(
                 f"function {self.name!r}: {len(self.coop_group_offsets)} COOP_GROUP offsets but "

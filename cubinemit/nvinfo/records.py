@@ -115,8 +115,14 @@ OFFSET_ATTRS = (
     EIAttr.IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS,
 )
 #: SVAL, u32 words that are not offsets: COOP_GROUP_MASK_REGIDS (0xffffffff, or 0x05000000|Rn
-#: for a mask held in Rn), AT_ENTRY_FRAGMENTS (fragment ids 6/7), INSTR_REG_MAP (3 words).
-WORDS_ATTRS = (EIAttr.COOP_GROUP_MASK_REGIDS, EIAttr.AT_ENTRY_FRAGMENTS, EIAttr.INSTR_REG_MAP)
+#: for a mask held in Rn), AT_ENTRY_FRAGMENTS (fragment ids 6/7), INSTR_REG_MAP (3 words),
+#: UNUSED_LOAD_BYTE_OFFSET (pairs: a vector load's .text offset, the mask of the bytes it uses).
+WORDS_ATTRS = (
+    EIAttr.COOP_GROUP_MASK_REGIDS,
+    EIAttr.AT_ENTRY_FRAGMENTS,
+    EIAttr.INSTR_REG_MAP,
+    EIAttr.UNUSED_LOAD_BYTE_OFFSET,
+)
 #: SVAL, u32 symbol index + u32 value.
 SYMBOL_VALUE_ATTRS = (
     EIAttr.REGCOUNT,

@@ -396,6 +396,10 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
+        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
+            _rel_before_shared(obj, fn)  # a device function's variables are named after its code
+        if module.device_debug and fn.is_kernel and fn.relocations:
+            _own_shared_after_rela(obj, fn)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -692,6 +696,11 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], ke
     first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
     if first_kind != ".rel":
         fn.facts["resolved_relocations"] = True
+        if legacy and not fn.relocations and rela in names and rela not in kept:
+            # below sm_90 a resolved reference with an addend asks .rela after the .rel of
+            # the first one (shared s_Hist[tid + i*192] in an unrolled loop, -g sm_75-89:
+            # tests/probes_rw5/histogram `.rel.text.k .rela.text.k`, neither kept)
+            fn.facts["resolved_relocations"] = "rel_rela"
     if not fn.relocations and obj.sm >= 90 and rela in kept:
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
@@ -824,6 +833,58 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
     kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
+
+
+def _own_shared_after_rela(obj: ElfObject, fn: Function) -> None:
+    """-g: a kernel's own .shared variables are named at their first (resolved) reference. The
+    emitter names them once .rel.text.<k> is asked for; when the code asked .rel and then .rela
+    before that reference (MonteCarloPrice -g -c sm_75, tests/probes_rw5/montecarlo_misc: the
+    __constant__ table asks .rel, the sqrt slow-path call in the loop .rela, the reductions'
+    s_sum after the loop: `.rel.text.k .rela.text.k s_sum s_sum2`), fact
+    ``own_shared_after_rela``."""
+    names: dict[str, int] = {}
+    for n, slot in enumerate(obj.strtab.slots):
+        names.setdefault(slot.text, n)
+    rel, rela, text = (names.get(f"{p}.text.{fn.name}") for p in (".rel", ".rela", ""))
+    if rel is None or rela is None or text is None or not rel < rela:
+        return
+    own = [names[y.name] for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.name in names and names[y.name] > text and y.type != 3]
+    if own and min(own) > rela:
+        fn.facts["own_shared_after_rela"] = True
+
+
+def _rel_before_shared(obj: ElfObject, fn: Function) -> None:
+    """-c, sm_90+: a reference that leaves no relocation entry (like the tombstoned
+    .nv.reservedSmem.cap one of data._hidden_first_reference) still asks .rel.text.<f> where the
+    code makes it, which need not be first: convolutionColumnsKernel (tests/probes_rw5/rules/
+    rel_before_shared.ptx, -c sm_90 on) names `.rela.text.k .rel.text.k $s_Data` although every
+    relocation before s_Data's own carries an addend. The emitter walks the kept relocations by
+    offset, naming a .shared variable at its first one: the variables whose names follow .rel
+    although no kept relocation up to theirs asks for it are the fact ``rel_before_shared``
+    (.rel is asked right before them). The opposite (named before .rel although an earlier
+    relocation asks for it) is declined."""
+    rel = f".rel.text.{fn.name}"
+    names: dict[str, int] = {}
+    for n, slot in enumerate(obj.strtab.slots):
+        names.setdefault(slot.text, n)
+    if rel not in names:
+        return
+    asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
+    first_ask = min(asks, default=None)
+    late: list[str] = []
+    seen: set[str] = set()
+    for r in sorted(fn.relocations, key=lambda r: r.offset):
+        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0:
+            continue
+        seen.add(r.symbol)  # a variable is named at its first relocation
+        before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
+        named_after = names[r.symbol] > names[rel]
+        if r.symbol.startswith("$") and before_ask and named_after:
+            late.append(r.symbol)
+        elif r.symbol.startswith("$") and not named_after and first_ask is not None and r.offset > first_ask and names[r.symbol] > names.get(f".text.{fn.name}", len(names)):
+            raise NotImplementedError(f".rel.text.{fn.name}: {r.symbol} named before the section its earlier relocations ask for")
+    if late:
+        fn.facts["rel_before_shared"] = late
 
 
 def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

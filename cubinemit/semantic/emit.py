@@ -373,8 +373,8 @@ class _Emitter:
             ask(".rel")
         if resolved:
             ask(".rel")
-            if not legacy:
-                ask(".rela")  # turned RELA at once from sm_90 on
+            if not legacy or fn.facts.get("resolved_relocations") == "rel_rela":
+                ask(".rela")  # turned RELA at once from sm_90 on; below, a resolved addend
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
@@ -386,12 +386,19 @@ class _Emitter:
             # below sm_90, after both names from sm_90 on): once .rel is asked, even when a
             # return address asked .rela first (nvcc -G layernorm_smem, -g and -c, every
             # target: `.rela.text.k .rel.text.k partial`), used ones first
-            if ".rel" in asked:
+            # (fact own_shared_after_rela: their first reference came after .rela too,
+            # decompose._own_shared_after_rela)
+            if ".rel" in asked and (".rela" in asked or not fn.facts.get("own_shared_after_rela")):
                 for name in own:
                     self.scoped_symbol(name)
 
         name_own()
+        late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
+            if r.symbol in late_named:  # type: ignore[operator]
+                # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
+                ask(".rel")
+                ask(".rela")
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
             # made RELA at once: a return address; a relocation with a nonzero addend (below
@@ -476,7 +483,10 @@ class _Emitter:
             if span is not None and r.symbol not in self.func_symbols:
                 bank = self.constant_bank(fn, text)
                 start, end = span
-                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=end - start)  # type: ignore[arg-type]
+                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
+                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
+                size = (end - start + 3) & ~3
+                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
             prefix = ".rel" if r.addend is None else ".rela"
             if self.family is not Family.LEGACY and r.addend == 0 and r.symbol != fn.name:
                 # sm_90+: a call (or other zero-addend reference) starts REL and is turned RELA

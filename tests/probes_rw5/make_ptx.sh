@@ -1,0 +1,13 @@
+#!/bin/sh
+# Regenerate the fifth set of real-world probes' PTX from src/*.cu with nvcc 13.0:
+# compute_75 PTX for the CUDA-samples-style sources, compute_80 for the CUTLASS-style
+# mma.sync/cp.async GEMMs, compute_90a for the Hopper warp-specialised wgmma/TMA kernel and
+# compute_100a for the tcgen05 tile. PWD=/proc/self/cwd keeps this machine's paths out of the PTX.
+set -e
+cd "$(dirname "$0")/src"
+for cu in histogram scan_reduce sort_nbody conv_fdtd montecarlo_misc; do
+    PWD=/proc/self/cwd nvcc -arch=compute_75 -ptx "$cu.cu" -o "../$cu.ptx"
+done
+PWD=/proc/self/cwd nvcc -arch=compute_80 -ptx cutlass_mma.cu -o ../cutlass_mma_80.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_90a -ptx cute_sm90.cu -o ../cute_sm90_90a.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_100a -ptx tcgen05_gemm.cu -o ../tcgen05_gemm_100a.ptx
