@@ -428,13 +428,13 @@ def allocate_debug_shared(
             final_end[user] = max(final_end[user], value)
 
     uses_coloured = {user for obj in coloured for user in obj.users}
-    # with externs declared, an object coloured for functions no kernel calls gives every
-    # kernel a section, empty or not, while .nv_debug.shared is aligned 16 (measured on sm_75:
-    # an uncalled fn0 naming its own variable or a module one, k1 naming nothing gets
-    # .nv.shared.k1 of 0 bytes aligned 16; none when fn0 names only the extern or nothing,
-    # none without externs, none once an extern or any object is aligned 32 or more:
-    # sh_rext2026)
-    every = bool(externs) and debug_align <= 16 and any(not obj.users for obj in coloured)
+    # with externs declared, any coloured object gives every kernel a section, empty or not,
+    # while .nv_debug.shared is aligned 16 (measured on sm_75/sm_80: an uncalled fn0 naming
+    # its own variable or a module one, or two kernels sharing a module variable, and k2
+    # naming nothing gets .nv.shared.k2 of 0 bytes aligned 16; none when nothing is coloured
+    # (only the extern named, or a variable one kernel names), none without externs, none
+    # once an extern or any object is aligned 32 or more: sh_rext2026)
+    every = bool(externs) and debug_align <= 16 and bool(coloured)
     for k in kernels:
         has_private = bool(k.own) or bool(private.get(k.name))
         if not (has_private or every or k.name in uses_coloured or k.name in extern_users):
