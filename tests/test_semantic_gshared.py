@@ -33,6 +33,12 @@ compiled by ptxas here; the golden bytes are ptxas's).
 Module .shared variables are walked with the .global and .const ones in declaration order, in
 -g and -c builds alike (gsh_interleaved).
 
+* below sm_90 a resolved call (an atom used in a loop) asks .rela.text.<k> after the resolved
+  reference's .rel (gsh_atom_loop_after_ref);
+* a kernel's own variables are named before the bank its jump table makes; from sm_90 on once
+  both relocation sections are asked, which is how a used one is told from an unused one
+  (gsh_own_before_bank).
+
 A weak kernel (nvcc -G template instantiations) rebuilds or declines (weak_entry.ptx).
 """
 
@@ -208,3 +214,14 @@ def test_gshared_probes_whole_program(ptxas_ok, mode, target):
         if off is not None:
             misses.append((name, hex(off), where_in(read_cubin(data), off)))
     assert not misses, misses
+
+
+@pytest.mark.parametrize("mode", ["c", "g_c", "def"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_own_before_bank_other_modes(ptxas_ok, target, mode):
+    """gsh_own_before_bank in the other modes: -c from sm_90 on, the reference to the tombstoned
+    cap asks .rel/.rela.text.k before the first variable is named also when the kernel has
+    compiler constants (`.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)."""
+    data = _cubin("gsh_own_before_bank", target, mode)
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"

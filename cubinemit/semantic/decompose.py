@@ -173,6 +173,9 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         want = [y.name for y in ordered if y.type == STT_FUNC]
         if function_symbols(declared, mode, order) != want:
             raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
+        slots = [slot.text for slot in obj.strtab.slots]
+        head = slots[1 : slots.index(".shstrtab")] if ".shstrtab" in slots else []
+        declared = _place_externs(declared, mode, order, want, head, obj.sm)
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -180,6 +183,34 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         # functions without a .text
         kept = {f.name for f in module.functions}
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
+
+
+def _place_externs(declared: list, mode: object, order: list[str], symbols: list[str], head: list[str], sm: int) -> list:  # type: ignore[type-arg]
+    """Relocatable builds: the declaration order search puts the externs (no .text) first, but
+    ptxas creates the .nv.prototype signature strings at the head of .strtab in declaration
+    order, so an extern declared among the other functions shows there (nvcc -G realistic_G -c:
+    __assertfail is declared after five weak functions, its `#vllill` string created after
+    theirs; tests/probes_rw, every target). When the strings differ from ``head``, each extern
+    in turn takes the first place that gives them while the function order and the symbols stay
+    as in the cubin."""
+    from ..funcorder import function_order, signature_strings, symbol_order as function_symbols
+
+    def fits(cand: list) -> bool:  # type: ignore[type-arg]
+        return function_order(cand, mode) == list(order) and function_symbols(cand, mode, order) == list(symbols)  # type: ignore[arg-type]
+
+    def strings(cand: list) -> list[str]:  # type: ignore[type-arg]
+        return signature_strings(cand, mode, order, sm)  # type: ignore[arg-type]
+
+    out = list(declared)
+    if strings(out) == head:
+        return out
+    for f in [f for f in declared if f.linkage == "extern"]:
+        rest = [g for g in out if g is not f]
+        for at in range(len(rest) + 1):
+            cand = rest[:at] + [f] + rest[at:]
+            if strings(cand) == head and fits(cand):
+                return cand
+    return out
 
 
 def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
@@ -753,9 +784,11 @@ def _address_table_order(obj: ElfObject, module: Module) -> None:
 
 def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     """-g folds what an entry can reach into its records; through an indirect call ptxas folds
-    less than every address-taken function (virtual_shapes -g: the destructors' frames stay out
-    of MIN_STACK_SIZE, their externs go to a late EXTERNS), a rule not modelled: rebuild the
-    .nv.info sections from the facts and decline when they differ."""
+    the address-taken functions with the call's prototype into the stack depth (virtual_shapes
+    -g: the destructors' frames stay out of MIN_STACK_SIZE), and a module with one entry folds
+    every function last (cubinemit.nvinfo.builder._fold_module). Other shapes (several entries
+    with indirect calls) are not measured: rebuild the .nv.info sections from the facts and
+    decline when they differ."""
     from ..elf.order import symbol_order
     from ..nvinfo import encode_nvinfo
     from ..nvinfo.builder import build_module_info
@@ -839,9 +872,33 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
-    if rela not in names or rel not in names or names[rel] < names[rela]:
+    if rela not in names or rel not in names:
         return
+    if names[rel] < names[rela]:
+        # a reference asked .rel first (resolved: -g shared or constant data; or kept: a .global
+        # variable's address), the call then asks .rela: samples_mix k_hist -g, `mov.u32 %r,
+        # sbins` before a histogram's atom loop, `.rel.text.k .rela.text.k` both dropped
+        # (tests/probes_gshared/gsh_atom_loop_after_ref, tests/probes_gfold/resolved_call_after_*,
+        # sm_75-89). Read so only when no relocation kept would have asked .rela (none has an
+        # addend) and nothing was named between the two asks (adjacent .strtab slots): fact
+        # ``resolved_call`` = "after_rel"
+        if not all(r.addend is None for r in fn.relocations):
+            return
+        if not fn.relocations and fn.facts.get("resolved_relocations") is not True:
+            return
+        bank = names.get(f".nv.constant2.{fn.name}")
+        if bank is not None and names[rel] < bank < names[rela]:
+            # the bank the code's first constant reference made comes between: the .rela is
+            # asked after it (a BRX's jump-table reference: tests/probes_gshared/
+            # gsh_own_before_bank sm_75-89, `s0 .rel.text.k s1 .nv.constant2.k .rela.text.k`)
+            fn.facts["resolved_call"] = "after_bank"
+            return
+        slots = {slot.text: i for i, slot in enumerate(obj.strtab.slots) if slot.text in (rel, rela)}
+        if rel in slots and rela in slots and slots[rela] != slots[rel] + 1:
+            raise NotImplementedError(f"{rela}: a resolved call asked after names made since {rel} is not implemented yet")
+        fn.facts["resolved_call"] = "after_rel"
+        return
+    # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
         fn.facts["resolved_call"] = True
