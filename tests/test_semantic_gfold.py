@@ -9,10 +9,14 @@ each compiled by ptxas here; the golden bytes are ptxas's):
   last step: CTAIDZ_USED, NUM_BARRIERS, then EXTERNS (replacing the entry's own when the
   functions bring new externs, each new one put in front in .text order) after every other
   record (fold_single_*); with two entries each folds only what it reaches (fold_two_kernels);
-* the stack depth follows direct calls and, through an indirect call, the address-taken
-  functions with that call's prototype only (fold_single_other_prototype).
+* -g folds along direct calls and, through an indirect call, into the address-taken functions
+  with that call's prototype only, not those merely taken (a vtable's destructors): the stack
+  depth (fold_single_other_prototype), and with several kernels the EXTERNS (nvcc -G
+  fold_virtual_kernels: areas gets vprintf from Ci::area, not free from the destructors).
 
-Every case rebuilds byte for byte on every target and mode listed."""
+Every case rebuilds byte for byte on every target and mode listed, except those in
+:data:`DECLINED`.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +33,13 @@ from cubinemit.semantic.decompose import decompose
 PROBES = sorted((Path(__file__).resolve().parent / "probes_gfold").glob("*.ptx"))
 TARGETS = ("sm_75", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120")
 MODES = ("g", "def", "c", "g_c")
+#: (probe, mode) -> the reason its declines give: nvcc -G C++ declares malloc, free and vprintf
+#: after the constructors (decompose._place_externs moves them there); on sm_75 (no syscall
+#: suffix) free's `#vl` is also the destructors' string and the search does not find the order
+DECLINED = {
+    ("fold_virtual_kernels", "c"): "declaration order not recovered",
+    ("fold_virtual_kernels", "g_c"): "declaration order not recovered",
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +48,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 
 
 def test_probes_are_there():
-    assert {p.stem for p in PROBES} >= {"resolved_call_after_const", "resolved_call_after_global", "fold_single_uncalled", "fold_single_other_prototype"}
+    assert {p.stem for p in PROBES} >= {"resolved_call_after_const", "resolved_call_after_global", "fold_single_uncalled", "fold_single_other_prototype", "fold_virtual_kernels"}
 
 
 def test_gfold_roundtrip(corpus):
@@ -47,7 +58,9 @@ def test_gfold_roundtrip(corpus):
         try:
             off = first_difference(semantic_roundtrip(data), data)
         except NotImplementedError as exc:
-            bad.append((stem, target, mode, f"declined: {exc}"))
+            why = DECLINED.get((stem, mode))
+            if why is None or why not in str(exc):
+                bad.append((stem, target, mode, f"declined: {exc}"))
             continue
         if off is not None:
             bad.append((stem, target, mode, f"{off:#x} {where_in(read_cubin(data), off)}"))
@@ -97,3 +110,12 @@ def test_stack_follows_the_matching_prototype(corpus):
     stack = {r.symbol: r.value for r in records if isinstance(r, SymbolValue) and r.attr is EIAttr.MIN_STACK_SIZE}
     frames = {r.symbol: r.value for r in records if isinstance(r, SymbolValue) and r.attr is EIAttr.FRAME_SIZE}
     assert frames["fc"] > 0 and stack["k"] == frames["k"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_virtual_call_folds_the_matching_prototype_only(corpus, target):
+    """areas takes the vtables of Sq and Ci (area methods and destructors) and calls area():
+    its EXTERNS lists vprintf (Ci::area) and not free (the deleting destructors)."""
+    records = _kernel_records(corpus[("fold_virtual_kernels", target, "g")].read_bytes(), "_Z5areasPKfPfi")
+    externs = [r.symbols for r in records if hasattr(r, "symbols")]
+    assert externs == [("vprintf",)], externs

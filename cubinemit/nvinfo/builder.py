@@ -300,26 +300,14 @@ class Propagated:
 
 
 def _callees(module: ModuleFacts) -> dict[str, list[str]]:
-    """Direct callees, plus every address-taken function for a function making indirect calls
-    (ptxas folds all of them in, not only the targets the call graph lists for it)."""
-    g = module.call_graph
-    out: dict[str, list[str]] = {}
-    for e in (*g.calls, *g.indirect_targets):
-        out.setdefault(e.caller, []).append(e.callee)
-    taken = [m.function for m in g.address_taken]
-    for m in g.indirect_callers:
-        out.setdefault(m.function, []).extend(taken)
-    return out
-
-
-def _stack_callees(module: ModuleFacts) -> dict[str, list[str]]:
-    """The calls the stack depth follows: direct callees, and for a function making indirect
-    calls the address-taken functions whose signature is the .callprototype of one of its calls
-    (not what it merely takes the address of). The marks of both lists hold the .strtab offset
-    of a signature string, each string once, so equal values are equal signatures.
-    virtual_shapes -g: the `float area()` call reaches the area methods, not the destructors,
-    whose 8-byte frames stay out of MIN_STACK_SIZE (tests/probes_gfold/fold_single_other_prototype,
-    every target)."""
+    """The calls -g folds along: direct callees, and for a function making indirect calls the
+    address-taken functions whose signature is the .callprototype of one of its calls; not what
+    a function merely takes the address of (a vtable's destructors). The marks of both lists
+    hold the .strtab offset of a signature string, each string once, so equal values are equal
+    signatures. virtual_shapes -g: the `float area()` call reaches the area methods, not the
+    destructors, whose 8-byte frames stay out of MIN_STACK_SIZE; with several kernels their
+    free() stays out of the caller's EXTERNS (tests/probes_gfold/fold_single_other_prototype,
+    fold_virtual_kernels; every target)."""
     g = module.call_graph
     out: dict[str, list[str]] = {}
     for e in g.calls:
@@ -393,7 +381,6 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
     recursive = False
     depth: dict[str, int] = {}
     on_path: set[str] = set()
-    calls = _stack_callees(module)
 
     def deepest(name: str) -> int:
         nonlocal recursive
@@ -404,12 +391,12 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
             return depth[name]
         on_path.add(name)
         f = functions.get(name)
-        below = max((deepest(c) for c in calls.get(name, ()) if c in functions), default=0)
+        below = max((deepest(c) for c in edges.get(name, ()) if c in functions), default=0)
         on_path.discard(name)
         depth[name] = (f.frame_size if f is not None else 0) + below
         return depth[name]
 
-    own_depth = facts.frame_size + max((deepest(c) for c in calls.get(facts.name, ()) if c in functions), default=0)
+    own_depth = facts.frame_size + max((deepest(c) for c in edges.get(facts.name, ()) if c in functions), default=0)
     # When the user's code calls some extern anywhere in the module, ptxas folds EXTERNS early,
     # instrumentation included, in .text order, into the usual EXTERNS record. Otherwise the
     # externs only -sanitize brings are folded last: a record after the others, its functions in

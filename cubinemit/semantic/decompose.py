@@ -190,9 +190,11 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
     ptxas creates the .nv.prototype signature strings at the head of .strtab in declaration
     order, so an extern declared among the other functions shows there (nvcc -G realistic_G -c:
     __assertfail is declared after five weak functions, its `#vllill` string created after
-    theirs; tests/probes_rw, every target). When the strings differ from ``head``, each extern
-    in turn takes the first place that gives them while the function order and the symbols stay
-    as in the cubin."""
+    theirs; tests/probes_rw, every target). While the strings differ from ``head``, the extern
+    whose move puts the most pairs of them in the cubin's relative order moves there, the
+    function order and the symbols staying as in the cubin (tests/probes_gfold
+    fold_virtual_kernels -c: malloc, free and vprintf after the constructors); declined when
+    no such moves give ``head``."""
     from ..funcorder import function_order, signature_strings, symbol_order as function_symbols
 
     def fits(cand: list) -> bool:  # type: ignore[type-arg]
@@ -201,15 +203,37 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
     def strings(cand: list) -> list[str]:  # type: ignore[type-arg]
         return signature_strings(cand, mode, order, sm)  # type: ignore[arg-type]
 
+    def score(cand: list) -> int:  # type: ignore[type-arg]
+        # the pairs of strings standing in the cubin's relative order
+        at = {t: i for i, t in enumerate(strings(cand))}
+        common = [t for t in head if t in at]
+        return sum(1 for i, a in enumerate(common) for b in common[i + 1 :] if at[a] < at[b])
+
     out = list(declared)
-    if strings(out) == head:
-        return out
-    for f in [f for f in declared if f.linkage == "extern"]:
-        rest = [g for g in out if g is not f]
-        for at in range(len(rest) + 1):
-            cand = rest[:at] + [f] + rest[at:]
-            if strings(cand) == head and fits(cand):
-                return cand
+    best = score(out)
+    externs = [f for f in declared if f.linkage == "extern"]
+    # each pass moves one extern to the place that makes the most strings stand as in the
+    # cubin (several externs may need to move: nvcc -G C++ declares malloc, free and vprintf
+    # after constructors)
+    for _ in range(2 * len(externs)):
+        if strings(out) == head:
+            break
+        found = None
+        for f in externs:
+            rest = [g for g in out if g is not f]
+            for at in range(len(rest) + 1):
+                cand = rest[:at] + [f] + rest[at:]
+                gain = score(cand)
+                if gain > best and fits(cand):
+                    best, found = gain, cand
+        if found is None:
+            break
+        out = found
+    if head and strings(out) != head:
+        # an extern declared after functions whose bodies come later still (nvcc -G C++:
+        # malloc, free, vprintf after the constructors' declarations) cannot stand there in a
+        # single creation order: the strings would come out in another order
+        raise NotImplementedError("declaration order not recovered: the prototype signature strings do not come out in the cubin's order")
     return out
 
 
@@ -784,11 +808,11 @@ def _address_table_order(obj: ElfObject, module: Module) -> None:
 
 def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     """-g folds what an entry can reach into its records; through an indirect call ptxas folds
-    the address-taken functions with the call's prototype into the stack depth (virtual_shapes
-    -g: the destructors' frames stay out of MIN_STACK_SIZE), and a module with one entry folds
-    every function last (cubinemit.nvinfo.builder._fold_module). Other shapes (several entries
-    with indirect calls) are not measured: rebuild the .nv.info sections from the facts and
-    decline when they differ."""
+    the address-taken functions with the call's prototype only (virtual_shapes -g: the
+    destructors' frames stay out of MIN_STACK_SIZE; fold_virtual_kernels: their free() out of
+    EXTERNS), and a module with one entry folds every function last
+    (cubinemit.nvinfo.builder._fold_module). Measured on a few shapes only: rebuild the .nv.info
+    sections from the facts and decline when they differ."""
     from ..elf.order import symbol_order
     from ..nvinfo import encode_nvinfo
     from ..nvinfo.builder import build_module_info
