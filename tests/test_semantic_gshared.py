@@ -33,8 +33,9 @@ compiled by ptxas here; the golden bytes are ptxas's).
 Module .shared variables are walked with the .global and .const ones in declaration order, in
 -g and -c builds alike (gsh_interleaved).
 
-* below sm_90 a resolved call (an atom used in a loop) asks .rela.text.<k> after the resolved
-  reference's .rel (gsh_atom_loop_after_ref);
+* below sm_90 a resolved call (an atom used in a loop) or a BRX's table reference asks
+  .rela.text.<k> after the resolved reference's .rel (gsh_atom_loop_after_ref), after the own
+  variables and the bank named since (gsh_own_then_brx);
 * a kernel's own variables are named before the bank its jump table makes; from sm_90 on once
   both relocation sections are asked, which is how a used one is told from an unused one
   (gsh_own_before_bank).

@@ -28,6 +28,7 @@ from ..elf.constants import (
     STT_CUDA_SURFACE,
     STT_CUDA_TEXTURE,
     STT_FUNC,
+    STT_SECTION,
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Section
@@ -910,18 +911,20 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
             return
         if not fn.relocations and fn.facts.get("resolved_relocations") is not True:
             return
-        bank = names.get(f".nv.constant2.{fn.name}")
-        if bank is not None and names[rel] < bank < names[rela]:
-            # the bank the code's first constant reference made comes between: the .rela is
-            # asked after it (a BRX's jump-table reference: tests/probes_gshared/
-            # gsh_own_before_bank sm_75-89, `s0 .rel.text.k s1 .nv.constant2.k .rela.text.k`)
+        texts = [slot.text for slot in obj.strtab.slots]
+        between = texts[texts.index(rel) + 1 : texts.index(rela)] if rel in texts and rela in texts else []
+        if not between:
+            fn.facts["resolved_call"] = "after_rel"
+            return
+        own = {y.name for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.type != STT_SECTION}
+        if all(t in own or t == f".nv.constant2.{fn.name}" for t in between):
+            # the kernel's own variables its code names after the .rel, or the bank its first
+            # constant reference makes, come between: the .rela is asked after them (a BRX's
+            # jump-table reference: tests/probes_gshared/gsh_own_before_bank sm_75-89,
+            # `s0 .rel.text.k s1 .nv.constant2.k .rela.text.k`)
             fn.facts["resolved_call"] = "after_bank"
             return
-        slots = {slot.text: i for i, slot in enumerate(obj.strtab.slots) if slot.text in (rel, rela)}
-        if rel in slots and rela in slots and slots[rela] != slots[rel] + 1:
-            raise NotImplementedError(f"{rela}: a resolved call asked after names made since {rel} is not implemented yet")
-        fn.facts["resolved_call"] = "after_rel"
-        return
+        raise NotImplementedError(f"{rela}: a resolved call asked after names made since {rel} is not implemented yet")
     # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
