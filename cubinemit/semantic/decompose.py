@@ -446,6 +446,8 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn, first_named, kept_sections)
         _resolved_call(obj, fn, first_named)
+        if module.device_debug and not module.options.get("compile_only"):
+            _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
@@ -753,6 +755,23 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], ke
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g
         fn.facts["resolved_relocations"] = "rela_kept"
+
+
+def _own_between(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
+    """-g, a kernel no relocation is kept for: a BRX's table reference asks .rela.text.<k>
+    first; a later reference to the kernel's own .shared variable then names it before asking
+    .rel.text.<k> (every target: random -g module r03, `.rela.text.k1 s1a .rel.text.k1`;
+    tests/probes_gshared/gsh_brx_then_own). Fact ``own_between_asks`` (``"rela_kept"`` when
+    the empty .rela.text.<k> stays, from sm_90 on)."""
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if fn.relocations or rel not in names or rela not in names or names[rela] > names[rel]:
+        return
+    texts = [slot.text for slot in obj.strtab.slots]
+    between = texts[texts.index(rela) + 1 : texts.index(rel)] if rel in texts and rela in texts else []
+    own = {y.name for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.type != STT_SECTION}
+    if between and all(t in own for t in between):
+        fn.facts["own_between_asks"] = "rela_kept" if rela in kept else True
+        fn.facts.pop("resolved_call", None)
 
 
 def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -284,7 +284,8 @@ class _Emitter:
         calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
         # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
-        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
+        between = bool(fn.facts.get("own_between_asks")) and self.debug  # decompose._own_between
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden and not between:
             if self.debug:
                 self.constant_bank(fn, text)
             if self.debug and _jump_tables(fn):
@@ -322,7 +323,8 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        entries = {".rel": rel or None, ".rela": rela or ([] if fn.facts.get("resolved_relocations") == "rela_kept" else None)}
+        kept_empty = "rela_kept" in (fn.facts.get("resolved_relocations"), fn.facts.get("own_between_asks"))
+        entries = {".rel": rel or None, ".rela": rela or ([] if kept_empty else None)}
         asked: list[str] = []
 
         bank_after = int(fn.facts.get("constant_bank_after", 0)) if self.debug else 0
@@ -356,6 +358,13 @@ class _Emitter:
 
         for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
             self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
+        if between:
+            # .rela (a BRX's table reference), the kernel's own variable its code then names,
+            # .rel (that reference's)
+            ask(".rela")
+            for name in own:
+                self.scoped_symbol(name)
+            ask(".rel")
         if hidden:
             ask(".rela")
             ask(".rel")
