@@ -37,7 +37,7 @@ Module .shared variables are walked with the .global and .const ones in declarat
   .rela.text.<k> after the resolved reference's .rel (gsh_atom_loop_after_ref), after the own
   variables and the bank named since (gsh_own_then_brx); a BRX first asks .rela.text.<k>, and
   the later reference to an own variable names it before asking .rel.text.<k>
-  (gsh_brx_then_own, every target);
+  (gsh_brx_then_own, and with a call after it gsh_brx_then_own_call; every target);
 * a kernel's own variables are named before the bank its jump table makes; from sm_90 on once
   both relocation sections are asked, which is how a used one is told from an unused one
   (gsh_own_before_bank).

@@ -758,13 +758,14 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], ke
 
 
 def _own_between(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
-    """-g, a kernel no relocation is kept for: a BRX's table reference asks .rela.text.<k>
-    first; a later reference to the kernel's own .shared variable then names it before asking
-    .rel.text.<k> (every target: random -g module r03, `.rela.text.k1 s1a .rel.text.k1`;
-    tests/probes_gshared/gsh_brx_then_own). Fact ``own_between_asks`` (``"rela_kept"`` when
-    the empty .rela.text.<k> stays, from sm_90 on)."""
+    """-g: a BRX's table reference asks .rela.text.<k> first; a later reference to the
+    kernel's own .shared variable then names it before asking .rel.text.<k>; a call after it
+    keeps its relocations (every target: random -g modules r03, `.rela.text.k1 s1a
+    .rel.text.k1`, and r00 calling dev; tests/probes_gshared/gsh_brx_then_own,
+    gsh_brx_then_own_call). Fact ``own_between_asks`` (``"rela_kept"`` when the empty
+    .rela.text.<k> stays, from sm_90 on)."""
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    if fn.relocations or rel not in names or rela not in names or names[rela] > names[rel]:
+    if rel not in names or rela not in names or names[rela] > names[rel]:
         return
     texts = [slot.text for slot in obj.strtab.slots]
     between = texts[texts.index(rela) + 1 : texts.index(rel)] if rel in texts and rela in texts else []
