@@ -273,8 +273,9 @@ class _Emitter:
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
         shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
-        # a resolved subroutine call: .rela, then .rel; or .rela after a resolved reference's
-        # .rel ("after_rel"), decompose._resolved_call
+        # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
+        # ("after_rel"), or after the own variables and bank named since ("after_bank"):
+        # decompose._resolved_call
         hidden = fn.facts.get("resolved_call") is True
         hidden_after = fn.facts.get("resolved_call") == "after_rel"
         hidden_late = fn.facts.get("resolved_call") == "after_bank"
