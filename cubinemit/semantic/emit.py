@@ -98,6 +98,7 @@ class _Emitter:
         self.plan: DataPlan | None = None
         self.walked = False  # the visible variables' sections are made
         self.constant4_late = False  # whole program: .nv.constant4 made by a later kernel
+        self.deferred_scoped: set[str] = set()  # functions naming unused .shared after their bank's .rela
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
         self.banks2: dict[str, Section] = {}
         #: whole program: the handle slots of each kernel using texture references, and the
@@ -294,7 +295,7 @@ class _Emitter:
                 # (jt_kernels probe, every target), also when the tables live in the caller's
                 # late bank (jumptable -g: dev_jt, dev_weak_jt, dev_static_jt)
                 self.ask_relocations(text, [(".rela", None)])
-            self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
+            self.unused_scoped(fn)  # -g: own .shared variables of a kernel without relocations
             return
         if self.debug:
             self.debug_callee_symbols(fn)
@@ -396,7 +397,7 @@ class _Emitter:
             self.constant_bank(fn, text)  # made once
         if hidden_late:
             ask(".rela")  # after the bank (decompose._resolved_call)
-        self.scoped_symbols(fn)  # variables no relocation names, after the walk
+        self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
         """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
@@ -497,7 +498,7 @@ class _Emitter:
                 if kind not in made:
                     made.add(kind)
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
-        self.scoped_symbols(fn)
+        self.unused_scoped(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
@@ -514,6 +515,18 @@ class _Emitter:
             # no probe makes an sm_90+ bank of FP64 literals only: its asks are not measured
             raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
         self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+        if fn.name in self.deferred_scoped:
+            self.scoped_symbols(fn)
+
+    def unused_scoped(self, fn: Function) -> None:
+        """The function-scope .shared variables no reference named, after the walk of its code;
+        from sm_90 on a function with jump tables names them after its bank's .rela
+        (jump_table_relocations; tests/probes_gshared/gsh_unused_brx, -g and -c:
+        `.rela.text.k .rela.nv.constant.optimizer.k s0`)."""
+        if self.family is not Family.LEGACY and _jump_tables(fn) and fn.name in self.banks2:
+            self.deferred_scoped.add(fn.name)
+        else:
+            self.scoped_symbols(fn)
 
     def callgraph(self, protos: list) -> None:  # type: ignore[type-arg]
         """.nv.callgraph, then .nv.prototype (kept with entries, else dropped)."""
