@@ -33,6 +33,16 @@ compiled by ptxas here; the golden bytes are ptxas's).
 Module .shared variables are walked with the .global and .const ones in declaration order, in
 -g and -c builds alike (gsh_interleaved).
 
+* below sm_90 a resolved call (an atom used in a loop) or a BRX's table reference asks
+  .rela.text.<k> after the resolved reference's .rel (gsh_atom_loop_after_ref), after the own
+  variables and the bank named since (gsh_own_then_brx); a BRX first asks .rela.text.<k>, and
+  the later reference to an own variable names it before asking .rel.text.<k>
+  (gsh_brx_then_own, and with a call after it gsh_brx_then_own_call; every target); from sm_90
+  on an unused variable is named after the jump-table bank's .rela (gsh_unused_brx);
+* a kernel's own variables are named before the bank its jump table makes; from sm_90 on once
+  both relocation sections are asked, which is how a used one is told from an unused one
+  (gsh_own_before_bank).
+
 A weak kernel (nvcc -G template instantiations) rebuilds or declines (weak_entry.ptx).
 """
 
@@ -208,3 +218,17 @@ def test_gshared_probes_whole_program(ptxas_ok, mode, target):
         if off is not None:
             misses.append((name, hex(off), where_in(read_cubin(data), off)))
     assert not misses, misses
+
+
+@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx"])
+@pytest.mark.parametrize("mode", ["c", "g_c", "def"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_relocation_asks_other_modes(ptxas_ok, name, target, mode):
+    """The relocation-ask probes in the other modes: -c from sm_90 on, the reference to the
+    tombstoned cap asks .rel/.rela.text.k before the first variable is named also when the
+    kernel has compiler constants (gsh_own_before_bank: `.rel.text.k .rela.text.k $__s0__10
+    .nv.constant2.k`); an unused variable is named after the jump-table bank's .rela
+    (gsh_unused_brx, -g and -c)."""
+    data = _cubin(name, target, mode)
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"

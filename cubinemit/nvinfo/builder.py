@@ -17,7 +17,8 @@ rebuild every section of the probe corpus):
   just before the parameter-bank tail (CBANK_PARAM_SIZE ...) on sm_90+, in the order the
   reachable functions bring them in (.text order). A record the entry has itself stays in
   place, with the propagated value when that is larger; EXTERNS from user callees join the
-  entry's own EXTERNS in place.
+  entry's own EXTERNS in place. A module with a single entry instead folds every function
+  into it, called or not, as a last step (:func:`_fold_module`).
 
 Gating (:mod:`cubinemit.nvinfo.gating`): a fact the target cannot carry raises
 :class:`~cubinemit.errors.ModelError` naming the function, the attribute and the target when
@@ -302,15 +303,20 @@ class Propagated:
 
 
 def _callees(module: ModuleFacts) -> dict[str, list[str]]:
-    """Direct callees, plus every address-taken function for a function making indirect calls
-    (ptxas folds all of them in, not only the targets the call graph lists for it)."""
+    """The calls -g folds along: direct callees, and for a function making indirect calls the
+    address-taken functions whose signature is the .callprototype of one of its calls; not what
+    a function merely takes the address of (a vtable's destructors). The marks of both lists
+    hold the .strtab offset of a signature string, each string once, so equal values are equal
+    signatures. virtual_shapes -g: the `float area()` call reaches the area methods, not the
+    destructors, whose 8-byte frames stay out of MIN_STACK_SIZE; with several kernels their
+    free() stays out of the caller's EXTERNS (tests/probes_gfold/fold_single_other_prototype,
+    fold_virtual_kernels; every target)."""
     g = module.call_graph
     out: dict[str, list[str]] = {}
-    for e in (*g.calls, *g.indirect_targets):
+    for e in g.calls:
         out.setdefault(e.caller, []).append(e.callee)
-    taken = [m.function for m in g.address_taken]
     for m in g.indirect_callers:
-        out.setdefault(m.function, []).extend(taken)
+        out.setdefault(m.function, []).extend(t.function for t in g.address_taken if t.value == m.value)
     return out
 
 
@@ -319,16 +325,47 @@ class FunctionMap(dict):  # type: ignore[type-arg]
     needs once (each function's position, whether the user's code calls externs): a module of
     a thousand kernels propagates into each of them."""
 
-    def derived(self) -> tuple[dict[str, int], bool]:
+    def derived(self) -> tuple[dict[str, int], bool, int]:
         cached = self.__dict__.get("_derived")
         if cached is None:
             cached = self.__dict__["_derived"] = _derive(self)
         return cached  # type: ignore[no-any-return]
 
 
-def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], bool]:
+def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], bool, int]:
+    """Each function's .text position, whether the user's code calls externs, how many entries."""
     rank = {name: i for i, name in enumerate(functions)}
-    return rank, any(f.externs for f in functions.values() if not f.instrumentation)
+    kernels = sum(1 for f in functions.values() if f.is_kernel)
+    return rank, any(f.externs for f in functions.values() if not f.instrumentation), kernels
+
+
+def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> tuple[bool, int, tuple[EIAttr, ...], tuple[str, ...], tuple[str, ...]]:
+    """-g, a module with one entry: ptxas folds every function into it, called or not (an
+    uncalled function's %ctaid.z, barriers and externs), as a last step whose records come
+    after all others in a fixed order: CTAIDZ_USED, NUM_BARRIERS, then EXTERNS when the
+    functions bring externs the entry does not call itself. That record replaces the entry's
+    own and starts from it, each new extern put in front as the functions are walked in .text
+    order (own free, then a callee's malloc: ``malloc free``). Registers and stack still follow
+    the calls. tests/probes_gfold/fold_single_* (every target), virtual_shapes -g
+    (tests/probes_rw3). Returns ctaid_z_used, num_barriers, the tail, the externs in place
+    and the externs folded last."""
+    others = [f for f in functions.values() if f.name != facts.name]
+    ctaid = facts.ctaid_z_used or any(f.ctaid_z_used for f in others)
+    barriers = max([facts.num_barriers, *(f.num_barriers for f in others)])
+    tail: list[EIAttr] = []
+    if ctaid and not facts.ctaid_z_used:
+        tail.append(EIAttr.CTAIDZ_USED)
+    if barriers and not facts.num_barriers:
+        tail.append(EIAttr.NUM_BARRIERS)
+    folded = list(facts.externs)
+    for f in others:
+        for e in f.externs:
+            if e not in folded:
+                folded.insert(0, e)
+    if folded == list(facts.externs):
+        return ctaid, barriers, tuple(tail), tuple(facts.externs), ()
+    tail.append(EIAttr.EXTERNS)
+    return ctaid, barriers, tuple(tail), (), tuple(folded)
 
 
 def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
@@ -342,7 +379,7 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
             if callee in functions and callee not in seen:
                 seen.add(callee)
                 stack.append(callee)
-    rank, early = functions.derived() if isinstance(functions, FunctionMap) else _derive(functions)
+    rank, early, kernels = functions.derived() if isinstance(functions, FunctionMap) else _derive(functions)
     reached = [functions[name] for name in sorted(seen, key=rank.__getitem__)]
     recursive = False
     depth: dict[str, int] = {}
@@ -384,10 +421,15 @@ def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str,
                 target.append(e)
     if late:
         tail.append(EIAttr.EXTERNS)
+    num_barriers = max([facts.num_barriers, *(f.num_barriers for f in reached)])
+    ctaid_z_used = facts.ctaid_z_used or any(f.ctaid_z_used for f in reached)
+    if kernels == 1 and facts.is_kernel:
+        ctaid_z_used, num_barriers, folded_tail, own, folded = _fold_module(facts, functions)
+        tail, externs, late = list(folded_tail), list(own), list(folded)
     return Propagated(
         register_count=max([facts.register_count, *(f.register_count for f in reached)]),
-        num_barriers=max([facts.num_barriers, *(f.num_barriers for f in reached)]),
-        ctaid_z_used=facts.ctaid_z_used or any(f.ctaid_z_used for f in reached),
+        num_barriers=num_barriers,
+        ctaid_z_used=ctaid_z_used,
         externs=tuple(externs),
         tail=tuple(tail),
         late_externs=tuple(late),

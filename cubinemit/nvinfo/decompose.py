@@ -398,8 +398,7 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
             if build_function_info(None, module, facts, functions=by_name) == raw.records:
                 break
         else:
-            # no own facts give the records: what ptxas folded in is not modelled (nvcc -G
-            # misc_device: the callees' EXTERNS after CRS_STACK_SIZE)
+            # no own facts give the records: what ptxas folded in is not modelled
             raise NotImplementedError(f".nv.info.{f.name}: the records -g folds into this kernel are not reproduced")
         out.append(facts)
     return out

@@ -678,9 +678,19 @@ def _decompose_debug_shared(
         asks = [position[n] for n in (f".rel.text.{k}", f".rela.text.{k}") if n in position]
         if not asks:
             continue
-        for y in obj.symbols:
-            if y.section is kernels[k] and y.type != STT_SECTION and position.get(y.name, -1) > max(asks):
-                unused.add(y.name)
+        own = {y.name for y in obj.symbols if y.section is kernels[k] and y.type != STT_SECTION}
+        # from sm_90 on the used ones are named once both sections are asked: the run of the
+        # kernel's names right after the last ask (kitchen80 -g sm_90: `.rel.text.k_sink_c
+        # .rela.text.k_sink_c bar1 .nv.constant2.k_sink_c`, bar1 used)
+        named_at_ask: set[str] = set()
+        if family_of(obj.sm) is not Family.LEGACY and len(asks) == 2:
+            for t in slots[max(asks) + 1 :]:
+                if t not in own:
+                    break
+                named_at_ask.add(t)
+        for name in own - named_at_ask:
+            if position.get(name, -1) > max(asks):
+                unused.add(name)
     base = facts(obj.sm).shared_base
     objects: list[DataObject] = []
     placed: dict[str, list[tuple[str, int, int]]] = {}

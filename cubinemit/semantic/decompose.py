@@ -28,6 +28,7 @@ from ..elf.constants import (
     STT_CUDA_SURFACE,
     STT_CUDA_TEXTURE,
     STT_FUNC,
+    STT_SECTION,
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Section
@@ -173,6 +174,9 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         want = [y.name for y in ordered if y.type == STT_FUNC]
         if function_symbols(declared, mode, order) != want:
             raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
+        slots = [slot.text for slot in obj.strtab.slots]
+        head = slots[1 : slots.index(".shstrtab")] if ".shstrtab" in slots else []
+        declared = _place_externs(declared, mode, order, want, head, obj.sm)
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -180,6 +184,58 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         # functions without a .text
         kept = {f.name for f in module.functions}
         module.functions[:0] = [f for f in by_name.values() if f.linkage == "builtin" and f.name not in kept]
+
+
+def _place_externs(declared: list, mode: object, order: list[str], symbols: list[str], head: list[str], sm: int) -> list:  # type: ignore[type-arg]
+    """Relocatable builds: the declaration order search puts the externs (no .text) first, but
+    ptxas creates the .nv.prototype signature strings at the head of .strtab in declaration
+    order, so an extern declared among the other functions shows there (nvcc -G realistic_G -c:
+    __assertfail is declared after five weak functions, its `#vllill` string created after
+    theirs; tests/probes_rw, every target). While the strings differ from ``head``, the extern
+    whose move puts the most pairs of them in the cubin's relative order moves there, the
+    function order and the symbols staying as in the cubin (tests/probes_gfold
+    fold_virtual_kernels -c: malloc, free and vprintf after the constructors); declined when
+    no such moves give ``head``."""
+    from ..funcorder import function_order, signature_strings, symbol_order as function_symbols
+
+    def fits(cand: list) -> bool:  # type: ignore[type-arg]
+        return function_order(cand, mode) == list(order) and function_symbols(cand, mode, order) == list(symbols)  # type: ignore[arg-type]
+
+    def strings(cand: list) -> list[str]:  # type: ignore[type-arg]
+        return signature_strings(cand, mode, order, sm)  # type: ignore[arg-type]
+
+    def score(cand: list) -> int:  # type: ignore[type-arg]
+        # the pairs of strings standing in the cubin's relative order
+        at = {t: i for i, t in enumerate(strings(cand))}
+        common = [t for t in head if t in at]
+        return sum(1 for i, a in enumerate(common) for b in common[i + 1 :] if at[a] < at[b])
+
+    out = list(declared)
+    best = score(out)
+    externs = [f for f in declared if f.linkage == "extern"]
+    # each pass moves one extern to the place that makes the most strings stand as in the
+    # cubin (several externs may need to move: nvcc -G C++ declares malloc, free and vprintf
+    # after constructors)
+    for _ in range(2 * len(externs)):
+        if strings(out) == head:
+            break
+        found = None
+        for f in externs:
+            rest = [g for g in out if g is not f]
+            for at in range(len(rest) + 1):
+                cand = rest[:at] + [f] + rest[at:]
+                gain = score(cand)
+                if gain > best and fits(cand):
+                    best, found = gain, cand
+        if found is None:
+            break
+        out = found
+    if head and strings(out) != head:
+        # an extern declared after functions whose bodies come later still (nvcc -G C++:
+        # malloc, free, vprintf after the constructors' declarations) cannot stand there in a
+        # single creation order: the strings would come out in another order
+        raise NotImplementedError("declaration order not recovered: the prototype signature strings do not come out in the cubin's order")
+    return out
 
 
 def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
@@ -390,6 +446,8 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn, first_named, kept_sections)
         _resolved_call(obj, fn, first_named)
+        if module.device_debug and not module.options.get("compile_only"):
+            _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
@@ -707,6 +765,24 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], ke
         fn.facts["resolved_relocations"] = "rela_kept"
 
 
+def _own_between(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
+    """-g: a BRX's table reference asks .rela.text.<k> first; a later reference to the
+    kernel's own .shared variable then names it before asking .rel.text.<k>; a call after it
+    keeps its relocations (every target: random -g modules r03, `.rela.text.k1 s1a
+    .rel.text.k1`, and r00 calling dev; tests/probes_gshared/gsh_brx_then_own,
+    gsh_brx_then_own_call). Fact ``own_between_asks`` (``"rela_kept"`` when the empty
+    .rela.text.<k> stays, from sm_90 on)."""
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if rel not in names or rela not in names or names[rela] > names[rel]:
+        return
+    texts = [slot.text for slot in obj.strtab.slots]
+    between = texts[texts.index(rela) + 1 : texts.index(rel)] if rel in texts and rela in texts else []
+    own = {y.name for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.type != STT_SECTION}
+    if between and all(t in own for t in between):
+        fn.facts["own_between_asks"] = "rela_kept" if rela in kept else True
+        fn.facts.pop("resolved_call", None)
+
+
 def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """Whole program: a kernel's calls to its clones are resolved relocations, which make
     ptxas ask for .rel/.rela.text.<k> (kept empty from sm_90 on). A kernel that only takes
@@ -761,9 +837,11 @@ def _address_table_order(obj: ElfObject, module: Module) -> None:
 
 def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     """-g folds what an entry can reach into its records; through an indirect call ptxas folds
-    less than every address-taken function (virtual_shapes -g: the destructors' frames stay out
-    of MIN_STACK_SIZE, their externs go to a late EXTERNS), a rule not modelled: rebuild the
-    .nv.info sections from the facts and decline when they differ."""
+    the address-taken functions with the call's prototype only (virtual_shapes -g: the
+    destructors' frames stay out of MIN_STACK_SIZE; fold_virtual_kernels: their free() out of
+    EXTERNS), and a module with one entry folds every function last
+    (cubinemit.nvinfo.builder._fold_module). Measured on a few shapes only: rebuild the .nv.info
+    sections from the facts and decline when they differ."""
     from ..elf.order import symbol_order
     from ..nvinfo import encode_nvinfo
     from ..nvinfo.builder import build_module_info
@@ -899,9 +977,35 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
-    if rela not in names or rel not in names or names[rel] < names[rela]:
+    if rela not in names or rel not in names:
         return
+    if names[rel] < names[rela]:
+        # a reference asked .rel first (resolved: -g shared or constant data; or kept: a .global
+        # variable's address), the call then asks .rela: samples_mix k_hist -g, `mov.u32 %r,
+        # sbins` before a histogram's atom loop, `.rel.text.k .rela.text.k` both dropped
+        # (tests/probes_gshared/gsh_atom_loop_after_ref, tests/probes_gfold/resolved_call_after_*,
+        # sm_75-89). Read so only when no relocation kept would have asked .rela (none has an
+        # addend) and nothing was named between the two asks (adjacent .strtab slots): fact
+        # ``resolved_call`` = "after_rel"
+        if not all(r.addend is None for r in fn.relocations):
+            return
+        if not fn.relocations and fn.facts.get("resolved_relocations") is not True:
+            return
+        texts = [slot.text for slot in obj.strtab.slots]
+        between = texts[texts.index(rel) + 1 : texts.index(rela)] if rel in texts and rela in texts else []
+        if not between:
+            fn.facts["resolved_call"] = "after_rel"
+            return
+        own = {y.name for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.type != STT_SECTION}
+        if all(t in own or t == f".nv.constant2.{fn.name}" for t in between):
+            # the kernel's own variables its code names after the .rel, or the bank its first
+            # constant reference makes, come between: the .rela is asked after them (a BRX's
+            # jump-table reference: tests/probes_gshared/gsh_own_before_bank sm_75-89,
+            # `s0 .rel.text.k s1 .nv.constant2.k .rela.text.k`)
+            fn.facts["resolved_call"] = "after_bank"
+            return
+        raise NotImplementedError(f"{rela}: a resolved call asked after names made since {rel} is not implemented yet")
+    # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
         fn.facts["resolved_call"] = True

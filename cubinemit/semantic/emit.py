@@ -134,6 +134,8 @@ class _Emitter:
         self.late_shared: list[tuple[Symbol, str]] = []
         self.plan: DataPlan | None = None
         self.walked = False  # the visible variables' sections are made
+        self.constant4_late = False  # whole program: .nv.constant4 made by a later kernel
+        self.deferred_scoped: set[str] = set()  # functions naming unused .shared after their bank's .rela
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
         self.banks2: dict[str, Section] = {}
         #: whole program: the handle slots of each kernel using texture references, and the
@@ -309,14 +311,20 @@ class _Emitter:
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
         shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
-        hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
+        # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
+        # ("after_rel"), or after the own variables and bank named since ("after_bank"):
+        # decompose._resolved_call
+        hidden = fn.facts.get("resolved_call") is True
+        hidden_after = fn.facts.get("resolved_call") == "after_rel"
+        hidden_late = fn.facts.get("resolved_call") == "after_bank"
         # whole program: calls to the clones are resolved relocations; a kernel that only
         # takes addresses reaches its clones through its bank and asks nothing
         # (decompose._clones_address_only)
         calls_clones = bool(fn.inlined) and not fn.facts.get("clones_address_only")
         # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
-        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden:
+        between = bool(fn.facts.get("own_between_asks")) and self.debug  # decompose._own_between
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden and not between:
             if self.debug:
                 self.constant_bank(fn, text)
             if self.debug and _jump_tables(fn):
@@ -324,7 +332,7 @@ class _Emitter:
                 # (jt_kernels probe, every target), also when the tables live in the caller's
                 # late bank (jumptable -g: dev_jt, dev_weak_jt, dev_static_jt)
                 self.ask_relocations(text, [(".rela", None)])
-            self.scoped_symbols(fn)  # -g: own .shared variables of a kernel without relocations
+            self.unused_scoped(fn)  # -g: own .shared variables of a kernel without relocations
             return
         if self.debug:
             self.debug_callee_symbols(fn)
@@ -354,28 +362,12 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        entries = {".rel": rel or None, ".rela": rela or ([] if fn.facts.get("resolved_relocations") == "rela_kept" else None)}
+        kept_empty = "rela_kept" in (fn.facts.get("resolved_relocations"), fn.facts.get("own_between_asks"))
+        entries = {".rel": rel or None, ".rela": rela or ([] if kept_empty else None)}
         asked: list[str] = []
 
         bank_after = int(fn.facts.get("constant_bank_after", 0)) if self.debug else 0
 
-        def ask(kind: str) -> None:
-            if kind not in asked:
-                asked.append(kind)
-                self.ask_relocations(text, [(kind, entries[kind])])
-                if len(asked) == bank_after:
-                    self.constant_bank(fn, text)
-
-        for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
-            self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
-        if hidden:
-            ask(".rela")
-            ask(".rel")
-        if resolved:
-            ask(".rel")
-            if not legacy or fn.facts.get("resolved_relocations") == "rel_rela":
-                ask(".rela")  # turned RELA at once from sm_90 on; below, a resolved addend
-        refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
         own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users] if self.debug and fn.is_kernel else []
@@ -392,6 +384,36 @@ class _Emitter:
                 for name in own:
                     self.scoped_symbol(name)
 
+        def ask(kind: str) -> None:
+            if kind not in asked:
+                asked.append(kind)
+                self.ask_relocations(text, [(kind, entries[kind])])
+                if len(asked) == bank_after:
+                    # the kernel's own variables are named before the bank its first constant
+                    # reference makes (kitchen80 -g sm_90: `.rela.text.k_sink_c bar1
+                    # .nv.constant2.k_sink_c`)
+                    name_own()
+                    self.constant_bank(fn, text)
+                if kind == ".rel" and hidden_after:
+                    ask(".rela")  # the resolved call right after the first .rel
+
+        for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
+            self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
+        if between:
+            # .rela (a BRX's table reference), the kernel's own variable its code then names,
+            # .rel (that reference's)
+            ask(".rela")
+            for name in own:
+                self.scoped_symbol(name)
+            ask(".rel")
+        if hidden:
+            ask(".rela")
+            ask(".rel")
+        if resolved:
+            ask(".rel")
+            if not legacy or fn.facts.get("resolved_relocations") == "rel_rela":
+                ask(".rela")  # turned RELA at once from sm_90 on; below, a resolved addend
+        refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
         late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
@@ -417,7 +439,9 @@ class _Emitter:
             ask(".rela")
         if bank_after:
             self.constant_bank(fn, text)  # made once
-        self.scoped_symbols(fn)  # variables no relocation names, after the walk
+        if hidden_late:
+            ask(".rela")  # after the bank (decompose._resolved_call)
+        self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
         """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
@@ -477,6 +501,12 @@ class _Emitter:
         .rela.text.k_sink_c .nv.constant2.k_sink_c`), unreferenced ones after the walk."""
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
+        if fn.facts.get("resolved_relocations") and self.family is not Family.LEGACY:
+            # sm_90 -c: a first reference to the tombstoned cap asks both before the first
+            # variable is named (data._hidden_first_reference; gsh_own_before_bank -c sm_90+:
+            # `.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)
+            made.update((".rel", ".rela"))
+            self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
         for r in sorted(fn.relocations, key=lambda q: q.offset):
             self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
@@ -497,7 +527,7 @@ class _Emitter:
                 if kind not in made:
                     made.add(kind)
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
-        self.scoped_symbols(fn)
+        self.unused_scoped(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
@@ -514,6 +544,18 @@ class _Emitter:
             # no probe makes an sm_90+ bank of FP64 literals only: its asks are not measured
             raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
         self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+        if fn.name in self.deferred_scoped:
+            self.scoped_symbols(fn)
+
+    def unused_scoped(self, fn: Function) -> None:
+        """The function-scope .shared variables no reference named, after the walk of its code;
+        from sm_90 on a function with jump tables names them after its bank's .rela
+        (jump_table_relocations; tests/probes_gshared/gsh_unused_brx, -g and -c:
+        `.rela.text.k .rela.nv.constant.optimizer.k s0`)."""
+        if self.family is not Family.LEGACY and _jump_tables(fn) and fn.name in self.banks2:
+            self.deferred_scoped.add(fn.name)
+        else:
+            self.scoped_symbols(fn)
 
     def callgraph(self, protos: list) -> None:  # type: ignore[type-arg]
         """.nv.callgraph, then .nv.prototype (kept with entries, else dropped)."""
@@ -654,12 +696,15 @@ class _Emitter:
                 self.debug_relocations(sec, d.relocations, labels=d.labels)
             elif d.labels:
                 raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
-        self.data_relocations()
+        late = (CONSTANT4,) if self.constant4_late else ()
+        self.data_relocations(skip=late)
         self.handle_relocations(first=True)
         frame = payloads[".debug_frame"]
         self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
+        if late:
+            self.data_relocations(only=late)  # later_extern_slots
         if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
             raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
         self.address_table_relocations(first=False)
@@ -979,8 +1024,20 @@ class _Emitter:
         """Whole program: when the first function calls an extern function, its address takes
         the first .nv.constant4 slot and the bank is made before any variable."""
         p = self.plan
-        if p is not None and p.constant4 and p.constant4[0] not in {v.name for v in p.variables}:
+        first = self.functions.get(self.order_names[0]) if self.order_names else None
+        if p is not None and p.constant4 and first is not None and self.extern_calls(first):
             self.data_section(CONSTANT4)
+
+    def later_extern_slots(self, fn: Function) -> None:
+        """Whole program: with neither an extern call in the first function nor a .global
+        variable, .nv.constant4 is made by the first later kernel calling an extern, after its
+        .nv.shared.<k> (tests/probes_gfold/fold_two_kernels def: `.nv.shared.kp_c .nv.constant4
+        .rel.text.kp_c`, kp_ab first calls none; every target). Its relocation names then
+        follow .debug_frame's (`.rel.debug_frame .rela.debug_frame .rel.nv.constant4`)."""
+        p = self.plan
+        if p is not None and p.constant4 and not (self.rel or self.debug) and self.extern_calls(fn) and CONSTANT4 not in self.data_sections:
+            self.data_section(CONSTANT4)
+            self.constant4_late = True
 
     def data_section(self, name: str) -> Section:
         """The module data section ``name``, made now if it does not exist yet (under the name
@@ -1024,15 +1081,16 @@ class _Emitter:
                 out[off : off + v.size] = v.init
         return bytes(out)
 
-    def data_relocations(self) -> None:
+    def data_relocations(self, skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
         """Relocation sections of module data, after the debug payloads' (bank 4, bank 3, then
-        .nv.global.init). Below sm_90 only .rel is asked; from sm_90 on .rel then .rela."""
+        .nv.global.init). Below sm_90 only .rel is asked; from sm_90 on .rel then .rela.
+        ``skip`` / ``only``: the sections left out / the only ones done this time."""
         p = self.plan
         if p is None:
             return
         for name in DATA_RELOCATION_ORDER:
             sec = self.data_sections.get(name)
-            if sec is None:
+            if sec is None or name in skip or (only is not None and name not in only):
                 continue
             if name == CONSTANT4:
                 addend = None if self.family is Family.LEGACY else 0
@@ -1228,6 +1286,8 @@ class _Emitter:
                 self.shared_section(fn, text)
                 if i == 0:
                     self.first_function_symbols()
+                else:
+                    self.later_extern_slots(fn)
                 if self.cap_trigger(fn):
                     self.shared_cap()
             else:

@@ -1,0 +1,121 @@
+"""Debug-build rules probed one at a time (tests/probes_gfold, one small PTX probe per rule,
+each compiled by ptxas here; the golden bytes are ptxas's):
+
+* below sm_90 an ``atom`` whose result is used in a loop makes a call ptxas resolves itself;
+  after a reference that asked .rel.text.<k> first (a resolved .const or shared reference under
+  -g, a kept .global one) it asks .rela.text.<k> right after (resolved_call_after_*;
+  tests/probes_gshared/gsh_atom_loop_after_ref for the shared case);
+* -g, a module with one entry: ptxas folds every function into the entry, called or not, as a
+  last step: CTAIDZ_USED, NUM_BARRIERS, then EXTERNS (replacing the entry's own when the
+  functions bring new externs, each new one put in front in .text order) after every other
+  record (fold_single_*); with two entries each folds only what it reaches (fold_two_kernels);
+* -g folds along direct calls and, through an indirect call, into the address-taken functions
+  with that call's prototype only, not those merely taken (a vtable's destructors): the stack
+  depth (fold_single_other_prototype), and with several kernels the EXTERNS (nvcc -G
+  fold_virtual_kernels: areas gets vprintf from Ci::area, not free from the destructors).
+
+Every case rebuilds byte for byte on every target and mode listed, except those in
+:data:`DECLINED`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
+from cubinemit.inspect import where_in
+from cubinemit.reader import read_cubin
+from cubinemit.roundtrip import first_difference, semantic_roundtrip
+from cubinemit.semantic.decompose import decompose
+
+PROBES = sorted((Path(__file__).resolve().parent / "probes_gfold").glob("*.ptx"))
+TARGETS = ("sm_75", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120")
+MODES = ("g", "def", "c", "g_c")
+#: (probe, mode) -> the reason its declines give: nvcc -G C++ declares malloc, free and vprintf
+#: after the constructors (decompose._place_externs moves them there); on sm_75 (no syscall
+#: suffix) free's `#vl` is also the destructors' string and the search does not find the order
+DECLINED = {
+    ("fold_virtual_kernels", "c"): "declaration order not recovered",
+    ("fold_virtual_kernels", "g_c"): "declaration order not recovered",
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
+    return oracle.compile_many([(p, t, m) for p in PROBES for t in TARGETS for m in MODES])
+
+
+def test_probes_are_there():
+    assert {p.stem for p in PROBES} >= {"resolved_call_after_const", "resolved_call_after_global", "fold_single_uncalled", "fold_single_other_prototype", "fold_virtual_kernels"}
+
+
+def test_gfold_roundtrip(corpus):
+    bad = []
+    for (stem, target, mode), path in sorted(corpus.items()):
+        data = path.read_bytes()
+        try:
+            off = first_difference(semantic_roundtrip(data), data)
+        except NotImplementedError as exc:
+            why = DECLINED.get((stem, mode))
+            if why is None or why not in str(exc):
+                bad.append((stem, target, mode, f"declined: {exc}"))
+            continue
+        if off is not None:
+            bad.append((stem, target, mode, f"{off:#x} {where_in(read_cubin(data), off)}"))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("stem", ["resolved_call_after_const", "resolved_call_after_global"])
+def test_resolved_call_after_rel_is_a_fact(corpus, stem):
+    """The .rela ask of the resolved call follows the reference's .rel below sm_90 only."""
+    for target in ("sm_75", "sm_89", "sm_90"):
+        module = decompose(read_cubin(corpus[(stem, target, "g")].read_bytes()))
+        want = "after_rel" if target != "sm_90" else None
+        assert module.functions[0].facts.get("resolved_call") == want, (stem, target)
+
+
+def _kernel_records(data: bytes, kernel: str) -> list:
+    from cubinemit.elf.order import symbol_order
+    from cubinemit.nvinfo.codec import decode_nvinfo
+
+    obj = read_cubin(data)
+    names = [""] + [y.name for y in symbol_order(obj)]
+    section = next(s for s in obj.sections if s.name == f".nv.info.{kernel}" and not s.mercury)
+    return decode_nvinfo(section.data, section=section.name, symbol_name=names.__getitem__)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_single_entry_folds_uncalled_functions(corpus, target):
+    """fz is never called, yet k gets its externs last; the decomposed k keeps none of its own."""
+    data = corpus[("fold_single_uncalled", target, "g")].read_bytes()
+    records = _kernel_records(data, "k")
+    assert getattr(records[-1], "symbols", None) == ("malloc",) or getattr(records[-4], "symbols", None) == ("malloc",)
+    module = decompose(read_cubin(data))
+    facts = next(f for f in module.functions if f.name == "k").facts["nvinfo"]
+    assert not facts.get("externs") and not facts.get("ctaid_z_used") and not facts.get("num_barriers")
+
+
+def test_stack_follows_the_matching_prototype(corpus):
+    """k takes fc's address but its indirect call has fb's prototype: MIN_STACK_SIZE is k's own."""
+    from cubinemit.elf.order import symbol_order
+    from cubinemit.nvinfo.codec import decode_nvinfo
+    from cubinemit.nvinfo.records import SymbolValue
+    from cubinemit.nvinfo.catalogue import EIAttr
+
+    obj = read_cubin(corpus[("fold_single_other_prototype", "sm_86", "g")].read_bytes())
+    names = [""] + [y.name for y in symbol_order(obj)]
+    records = decode_nvinfo(obj.section(".nv.info").data, section=".nv.info", symbol_name=names.__getitem__)
+    stack = {r.symbol: r.value for r in records if isinstance(r, SymbolValue) and r.attr is EIAttr.MIN_STACK_SIZE}
+    frames = {r.symbol: r.value for r in records if isinstance(r, SymbolValue) and r.attr is EIAttr.FRAME_SIZE}
+    assert frames["fc"] > 0 and stack["k"] == frames["k"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_virtual_call_folds_the_matching_prototype_only(corpus, target):
+    """areas takes the vtables of Sq and Ci (area methods and destructors) and calls area():
+    its EXTERNS lists vprintf (Ci::area) and not free (the deleting destructors)."""
+    records = _kernel_records(corpus[("fold_virtual_kernels", target, "g")].read_bytes(), "_Z5areasPKfPfi")
+    externs = [r.symbols for r in records if hasattr(r, "symbols")]
+    assert externs == [("vprintf",)], externs
