@@ -389,7 +389,7 @@ def decompose(obj: ElfObject) -> Module:
         )
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn, first_named, kept_sections)
-        _resolved_call(obj, fn, first_named)
+        _resolved_call(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
             # whole program: a resolved reference with an addend first asks .rela first
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
@@ -827,22 +827,31 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
         fn.facts["resolved_indirect_call"] = True
 
 
-def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
     """Below sm_90, some code makes a subroutine call that ptxas resolves itself: it asks for
     .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
     when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
     (histogram kernels: ``atom.global.add.u32 %r, [%rd], 1`` in a grid-stride loop, every
-    mode), and in the builtins ``__cuda_sm70_shflsync_*`` and kernels using cooperative-group
-    barriers; sm_75..sm_89, tests/probes_rw2. When the .rela name comes first although the
-    relocations kept would have asked .rel first (or none at all), the code made such a call:
-    fact ``resolved_call``."""
+    mode; the ``atom.cas`` loop of a bf16 atomicAdd below sm_90), and in the builtins
+    ``__cuda_sm70_shflsync_*`` and kernels using cooperative-group barriers; sm_75..sm_89,
+    tests/probes_rw2. When the .rela name comes first although the relocations kept would have
+    asked .rel first (or none at all), the code made such a call: fact ``resolved_call``.
+    When the call comes after the code's first (.rel) relocation, kept or resolved, .rel.text.<f>
+    is already there and only the dropped .rela name follows it (-g, a store to extern shared
+    memory then a bf16 atomicAdd: ``.rel.text.k .rela.text.k .nv.constant0.k``, both dropped;
+    llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"late"``."""
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
     # both names, .rela first (a lone .rela is the -g jump-table reference, jt_kernels)
-    if rela not in names or rel not in names or names[rel] < names[rela]:
+    if rela not in names or rel not in names:
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
+    if names[rel] < names[rela]:
+        asked_rel = first is not None or bool(fn.facts.get("resolved_relocations"))
+        if rela not in kept and asked_rel and all(r.addend is None for r in fn.relocations):
+            fn.facts["resolved_call"] = "late"
+        return
     if first is None or first.addend is None:
         fn.facts["resolved_call"] = True
 

@@ -272,7 +272,10 @@ class _Emitter:
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
         shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
-        hidden = bool(fn.facts.get("resolved_call"))  # a resolved subroutine call: .rela, then .rel (decompose._resolved_call)
+        # a resolved subroutine call: .rela, then .rel (decompose._resolved_call); "late": after
+        # the code's first .rel relocation, its .rela right after that .rel
+        late_call = fn.facts.get("resolved_call") == "late"
+        hidden = bool(fn.facts.get("resolved_call")) and not late_call
         # whole program: calls to the clones are resolved relocations; a kernel that only
         # takes addresses reaches its clones through its bank and asks nothing
         # (decompose._clones_address_only)
@@ -328,6 +331,8 @@ class _Emitter:
                 self.ask_relocations(text, [(kind, entries[kind])])
                 if len(asked) == bank_after:
                     self.constant_bank(fn, text)
+                if kind == ".rel" and late_call:
+                    ask(".rela")
 
         for name in fn.facts.get("shared_named_first", ()) if self.debug else ():  # type: ignore[union-attr]
             self.scoped_symbol(name)  # -g: the code's first reference names it before any ask
