@@ -12,3 +12,7 @@ for s in llmc_attention llmc_misc late_call; do ptx 80 $s _80; done
 ptx 80 ggml_mma _80
 ptx 90 llmc_train _90
 ptx 90 ggml_misc _90
+# with line directives (nvcc -lineinfo) and a device-debug build (nvcc -G)
+PWD=/proc/self/cwd nvcc -arch=compute_75 -lineinfo -ptx llmc_attention.cu -o ../llmc_attention_li.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_80 -lineinfo -ptx llmc_attention.cu -o ../llmc_attention_li_80.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_75 -G -ptx ggml_misc.cu -o ../ggml_misc_G.ptx

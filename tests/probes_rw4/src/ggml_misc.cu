@@ -263,3 +263,36 @@ void launch_misc2(const float* x, int* d, int64_t* d64, const uint16_t* s, half*
     streamk_fixup<<<1, 256, 0, st>>>(o, x, fl, 1, 2);
     count_equal<<<1, 32, 0, st>>>(d, d, d64, 32, 32);
 }
+
+// register pressure under __launch_bounds__(1024, 2) (32 registers): a 4x4-tile outer product
+// with 16 accumulators and double-precision corrections spills to local memory
+template <int TILE>
+static __global__ void __launch_bounds__(1024, 2) outer_acc_spill(const float* __restrict__ a, const float* __restrict__ b, double* __restrict__ out, const int n) {
+    float acc[TILE][TILE];
+    double corr[TILE];
+#pragma unroll
+    for (int i = 0; i < TILE; ++i) {
+        corr[i] = 0.0;
+#pragma unroll
+        for (int j = 0; j < TILE; ++j) acc[i][j] = 0.f;
+    }
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        float av[TILE], bv[TILE];
+#pragma unroll
+        for (int i = 0; i < TILE; ++i) { av[i] = a[k * TILE + i]; bv[i] = b[k * TILE + i]; }
+#pragma unroll
+        for (int i = 0; i < TILE; ++i) {
+#pragma unroll
+            for (int j = 0; j < TILE; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+            corr[i] += (double)av[i] * (double)bv[(i + 1) % TILE];
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < TILE; ++i) {
+        double s = corr[i];
+#pragma unroll
+        for (int j = 0; j < TILE; ++j) s += acc[i][j];
+        out[(blockIdx.x * blockDim.x + threadIdx.x) * TILE + i] = s;
+    }
+}
+template __global__ void outer_acc_spill<6>(const float* __restrict__, const float* __restrict__, double* __restrict__, int);
