@@ -3,8 +3,8 @@ training kernels (Packed128 loads with cache hints, cooperative-groups reduction
 GELU forward/backward, fused classifier, AdamW with stochastic rounding, attention with cp.async
 and mma.sync) and ggml-style inference kernels (quantised block structs, mul_mat_vec_q with
 __dp4a and vec_dot function pointers as template arguments, dequantize / get_rows / rope /
-soft_max / norms, __constant__ tables, int8 and f16 tensor-core tiles) on six targets in five
-modes, plus -O0 -c and -g -c on two.
+soft_max / norms, __constant__ tables and .global grids, int8 and f16 tensor-core tiles) on six
+targets in five modes, plus -O0 -c and -g -c on two; the -rdc=true modules in the -c modes only.
 
 Every case comes back byte for byte or is declined with NotImplementedError for a reason listed
 in :data:`DECLINED`; no case may come back different."""
@@ -28,20 +28,24 @@ TARGETS = ("sm_75", "sm_86", "sm_90", "sm_100a", "sm_110", "sm_120")
 MODES = ("def", "c", "lineinfo", "g", "O0")
 #: separate compilation of the debug and unoptimised builds, on fewer targets
 EXTRA = {"sm_86": ("O0_c", "g_c"), "sm_100a": ("O0_c", "g_c")}
-#: (probe, target) -> the reason its declines give (every mode of that pair may decline)
-DECLINED: dict[tuple[str, str], str] = {}
-#: at least this many cases are exact (all 461 at the time of writing)
-MIN_EXACT = 455
+#: probe -> the reason its declines give (every case of that probe may decline): the template
+#: kernels of the -rdc=true llm.c module make WEAK variables (cuda::std placeholders, the
+#: function-scope __shared__ arrays), which the decomposer does not model yet
+DECLINED: dict[str, str] = {"llmc_misc_rdc_80": "weak variables are not modelled yet"}
+#: at least this many cases are exact (505 of 514 at the time of writing)
+MIN_EXACT = 500
 
 
 def _cases() -> list[tuple[Path, str, str]]:
     def sm(t: str) -> int:
         return int(t[3:].rstrip("af"))
 
-    def builds(stem: str, t: str) -> bool:
+    def builds(stem: str, t: str, m: str) -> bool:
+        if "_rdc" in stem and not m.endswith("c"):  # separate compilation: externs resolve at link time
+            return False
         return sm(t) >= {"_90": 90, "_80": 80}.get(stem[-3:], 75)
 
-    return [(p, t, m) for p in PROBES for t in TARGETS for m in MODES + EXTRA.get(t, ()) if builds(p.stem, t)]
+    return [(p, t, m) for p in PROBES for t in TARGETS for m in MODES + EXTRA.get(t, ()) if builds(p.stem, t, m)]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +57,7 @@ def test_probes_are_there():
     stems = {p.stem for p in PROBES}
     assert stems >= {"llmc_train", "llmc_train_90", "llmc_attention", "llmc_attention_80", "llmc_misc", "llmc_misc_80"}
     assert stems >= {"ggml_mmvq", "ggml_ops", "ggml_misc", "ggml_misc_90", "ggml_mma_80", "late_call_80"}
-    assert stems >= {"llmc_attention_li", "llmc_attention_li_80", "ggml_misc_G"}
+    assert stems >= {"llmc_attention_li", "llmc_attention_li_80", "ggml_misc_G", "ggml_iq", "ggml_misc_rdc", "llmc_misc_rdc_80"}
 
 
 def test_realworld4_roundtrip(corpus):
@@ -64,7 +68,7 @@ def test_realworld4_roundtrip(corpus):
         try:
             off = first_difference(semantic_roundtrip(data), data)
         except NotImplementedError as exc:
-            why = DECLINED.get((stem, target))
+            why = DECLINED.get(stem)
             if why is None or why not in str(exc):
                 bad.append(((stem, target, mode), f"declined: {exc}"))
             counts["declined"] += 1

@@ -7,7 +7,7 @@
 set -e
 cd "$(dirname "$0")/src"
 ptx() { PWD=/proc/self/cwd nvcc -arch=compute_$1 -ptx "$2.cu" -o "../$2$3.ptx"; }
-for s in llmc_train llmc_attention llmc_misc ggml_mmvq ggml_ops ggml_misc; do ptx 75 $s ""; done
+for s in llmc_train llmc_attention llmc_misc ggml_mmvq ggml_ops ggml_misc ggml_iq; do ptx 75 $s ""; done
 for s in llmc_attention llmc_misc late_call; do ptx 80 $s _80; done
 ptx 80 ggml_mma _80
 ptx 90 llmc_train _90
@@ -16,3 +16,6 @@ ptx 90 ggml_misc _90
 PWD=/proc/self/cwd nvcc -arch=compute_75 -lineinfo -ptx llmc_attention.cu -o ../llmc_attention_li.ptx
 PWD=/proc/self/cwd nvcc -arch=compute_80 -lineinfo -ptx llmc_attention.cu -o ../llmc_attention_li_80.ptx
 PWD=/proc/self/cwd nvcc -arch=compute_75 -G -ptx ggml_misc.cu -o ../ggml_misc_G.ptx
+# separate compilation (-rdc=true: -c builds only)
+PWD=/proc/self/cwd nvcc -arch=compute_75 -rdc=true -ptx ggml_misc.cu -o ../ggml_misc_rdc.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_80 -rdc=true -ptx llmc_misc.cu -o ../llmc_misc_rdc_80.ptx
