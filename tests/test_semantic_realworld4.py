@@ -91,6 +91,8 @@ def test_resolved_call_after_first_reference(ptxas_ok, target):
     module = Module.from_cubin(data)
     facts = {f.name: f.facts.get("resolved_call") for f in module.functions}
     assert facts["_Z6k_lateP13__nv_bfloat16PKf"] == "late"
+    assert facts["_Z13k_late_globalP13__nv_bfloat16PKf"] == "late"  # after a kept .rel relocation
+    assert facts["_Z11k_late_fp64P13__nv_bfloat16PKd"] == "late"  # with a constant bank
     assert facts["_Z7k_firstP13__nv_bfloat16PKf"] is True
     assert first_difference(module.to_cubin(), data) is None
 
