@@ -3,8 +3,9 @@ training kernels (Packed128 loads with cache hints, cooperative-groups reduction
 GELU forward/backward, fused classifier, AdamW with stochastic rounding, attention with cp.async
 and mma.sync) and ggml-style inference kernels (quantised block structs, mul_mat_vec_q with
 __dp4a and vec_dot function pointers as template arguments, dequantize / get_rows / rope /
-soft_max / norms, __constant__ tables and .global grids, int8 and f16 tensor-core tiles) on six
-targets in five modes, plus -O0 -c and -g -c on two; the -rdc=true modules in the -c modes only.
+soft_max / norms, __constant__ tables and .global grids, int8 and f16 tensor-core tiles) on five
+targets in five modes, plus -c, -O0 -c and -g -c on sm_86 and the -c modes on sm_100a; the
+-rdc=true modules in the -c modes only.
 
 Every case comes back byte for byte or is declined with NotImplementedError for a reason listed
 in :data:`DECLINED`; no case may come back different."""
@@ -24,16 +25,18 @@ from cubinemit.roundtrip import first_difference, semantic_roundtrip
 
 HERE = Path(__file__).resolve().parent / "probes_rw4"
 PROBES = sorted(HERE.glob("*.ptx"))
-TARGETS = ("sm_75", "sm_86", "sm_90", "sm_100a", "sm_110", "sm_120")
+#: five targets (the full sweep of sm_75..sm_121 in every mode was exact when this set was made;
+#: a cold run of these takes about three minutes on one core)
+TARGETS = ("sm_75", "sm_90", "sm_100a", "sm_110", "sm_120")
 MODES = ("def", "c", "lineinfo", "g", "O0")
-#: separate compilation of the debug and unoptimised builds, on fewer targets
-EXTRA = {"sm_86": ("O0_c", "g_c"), "sm_100a": ("O0_c", "g_c")}
+#: separate compilation of the debug and unoptimised builds, on two more
+EXTRA = {"sm_86": ("c", "O0_c", "g_c"), "sm_100a": ("O0_c", "g_c")}
 #: probe -> the reason its declines give (every case of that probe may decline): the template
 #: kernels of the -rdc=true llm.c module make WEAK variables (cuda::std placeholders, the
 #: function-scope __shared__ arrays), which the decomposer does not model yet
 DECLINED: dict[str, str] = {"llmc_misc_rdc_80": "weak variables are not modelled yet"}
-#: at least this many cases are exact (505 of 514 at the time of writing)
-MIN_EXACT = 500
+#: at least this many cases are exact (449 of 458 at the time of writing)
+MIN_EXACT = 440
 
 
 def _cases() -> list[tuple[Path, str, str]]:
@@ -45,7 +48,8 @@ def _cases() -> list[tuple[Path, str, str]]:
             return False
         return sm(t) >= {"_90": 90, "_80": 80}.get(stem[-3:], 75)
 
-    return [(p, t, m) for p in PROBES for t in TARGETS for m in MODES + EXTRA.get(t, ()) if builds(p.stem, t, m)]
+    targets = TARGETS + tuple(t for t in EXTRA if t not in TARGETS)
+    return [(p, t, m) for p in PROBES for t in targets for m in (MODES if t in TARGETS else ()) + EXTRA.get(t, ()) if builds(p.stem, t, m)]
 
 
 @pytest.fixture(scope="module")
