@@ -253,9 +253,6 @@ class MercuryFacts:
     * ``code_pointers``: in EXEC, the (offset, function) of every initializer word of
       ``.nv.global.init`` that holds a code address: ptxas resolves them in the SASS bytes and
       keeps no relocation, so only the PTX initializer (leaf data) knows them.
-    * ``reserved_shift``: where ptxas's heap left the stale header copy in
-      ``.nv.merc.nv.shared.reserved.0`` (:func:`_reserved_smem`), a state of its allocator
-      that nothing in the cubin derives.
     """
 
     finalizer_options: bytes | None = None
@@ -266,7 +263,6 @@ class MercuryFacts:
     lines: Mapping[str, tuple[tuple[object, ...], ...]] = attrs.field(factory=dict)
     debug: Mapping[str, bytes] = attrs.field(factory=dict)
     code_pointers: Mapping[str, tuple[tuple[int, str], ...]] = attrs.field(factory=dict)
-    reserved_shift: int = 0
 
     def pc(self, func: str, offset: int) -> int:
         try:
@@ -697,7 +693,7 @@ def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> byt
     if name == ".nv.merc.debug_frame":
         return derive_merc_debug_frame(obj, facts)[0]
     if name == ".nv.merc.nv.shared.reserved.0":
-        return _reserved_smem(obj, orig, facts.reserved_shift)
+        return _reserved_smem(obj, orig)
     if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
         start = _index_area(obj, orig)
         return orig.data[start:]
@@ -724,52 +720,26 @@ def _late_phase_offset(obj: ElfObject) -> int:
     raise MercuryError("no late section name in .shstrtab")
 
 
-#: Where ptxas's stale copy of its early section-header table may start in
-#: ``.nv.merc.nv.shared.reserved.0`` (:func:`_reserved_smem`); 0x40 and past leave the visible
-#: bytes zero (the null header).
-RESERVED_STALE_SHIFTS = (0, 0x10, 0x20, 0x30, 0x40)
-
-
-def _reserved_smem(obj: ElfObject, orig: Section, shift: int = 0) -> bytes:
+def _reserved_smem(obj: ElfObject, orig: Section) -> bytes:
     """``.nv.merc.nv.shared.reserved.0``: the original size without the EXEC window (0x40 bytes
-    that Mercury does not have), zero bytes; where the gb10b WAR variable exists (sm_110) ptxas
-    does not clear the buffer, which holds a stale copy of the section-header table of the ELF
-    it wrote before its late names, from ``shift`` on (MercuryFacts.reserved_shift):
+    that Mercury does not have), zero bytes; where the gb10b WAR variable exists (sm_110), two
+    descriptors follow the first 0x40 bytes:
 
-    * the null header (zero),
-    * .shstrtab's: u32 {1, 3, 0, 0, 0, 0, 0x40, 0, L, 0, 0, 0, 1, 0, 0, 0} (sh_name 1, STRTAB,
-      at file offset 0x40, L bytes, aligned 1),
-    * .strtab's, of which only u32 {0xb, 3, 0, 0, 0, 0, L + 0x40, 0} is known (its size is not),
+    * 0x40: u32 {1, 3, 0, 0, 0, 0, 0x40, 0, L, 0, 0, 0, 1, 0, 0, 0} for the gb10b WAR variable,
+    * 0x80: u32 {0xb, 3, 0, 0, 0, 0, L + 0x40, 0} for the tcgen05 partition, if present,
 
-    where L is the size of .shstrtab then: the offset of the first name created after the
-    per-function phase (:func:`_late_phase_offset`). With the shift 0 (most cubins, sm_110 and
-    sm_110a) the .shstrtab header is at 0x40 and the .strtab one at 0x80 (seen in the larger
-    section of tcgen05 modules); ptxas's heap puts the copy 0x10..0x30 further in some modules
-    (tests/alloc/probes glob2: 0x30 whole program, 0x20 with -c) or past the end (llmc_attention_80
-    -c, tests/probes_rw4: every byte zero), which nothing else in the cubin tells."""
+    where L is the .shstrtab offset of the first name created after the per-function phase
+    (:func:`_late_phase_offset`). Fitted on sm_110/sm_110a (L matches in every cubin; its
+    meaning is unknown)."""
     size = orig.size - (_EXEC_SMEM_WINDOW if obj.e_type == ET_EXEC else 0)
     data = bytearray(max(size, 0))
     names = {y.name for y in obj.symbols if y.section is orig}
     if "__nv_reservedSMEM_gb10b_war_var" in names and len(data) >= 0x80:
         mark = _late_phase_offset(obj)
-        image = bytes(0x40) + struct.pack("<16I", 1, 3, 0, 0, 0, 0, 0x40, 0, mark, 0, 0, 0, 1, 0, 0, 0)
-        if "__nv_reservedSMEM_tcgen05_partition" in names:
-            image += struct.pack("<8I", 0xB, 3, 0, 0, 0, 0, mark + 0x40, 0)
-        image = image[: max(0, len(data) - shift)]
-        data[shift : shift + len(image)] = image
+        struct.pack_into("<16I", data, 0x40, 1, 3, 0, 0, 0, 0, 0x40, 0, mark, 0, 0, 0, 1, 0, 0, 0)
+        if "__nv_reservedSMEM_tcgen05_partition" in names and len(data) >= 0xA0:
+            struct.pack_into("<8I", data, 0x80, 0xB, 3, 0, 0, 0, 0, mark + 0x40, 0)
     return bytes(data)
-
-
-def reserved_stale_shift(obj: ElfObject) -> int | None:
-    """The shift of the stale header copy in ``.nv.merc.nv.shared.reserved.0`` that gives the
-    file's bytes (:func:`_reserved_smem`; 0 where the module has none), or None when none does."""
-    clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
-    if clone is None or clone.clone_of is None:
-        return 0
-    for shift in RESERVED_STALE_SHIFTS:
-        if _reserved_smem(obj, clone.clone_of, shift) == clone.data:
-            return shift
-    return None
 
 
 def _reloc_section_of(obj: ElfObject, target: Section) -> Section | None:

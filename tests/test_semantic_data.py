@@ -46,36 +46,28 @@ def test_data_probes_roundtrip(ptxas_ok, target):
     assert not misses, misses
 
 
-#: sm_110: where ptxas's heap leaves the stale header copy inside .nv.merc.nv.shared.reserved.0
-#: (0x40, 0x50, 0x60, 0x70 or past its end: glob2, glob7, glob9, glob10) is the fact
-#: MercuryFacts.reserved_shift; a decline names the section
+#: sm_110: where ptxas puts the gb10b workaround descriptor inside .nv.merc.nv.shared.reserved.0
+#: (0x40, 0x50, 0x60, 0x70 or past its end) is not modelled by cubinemit.mercury; the decomposer
+#: declines where its rule (0x40) does not give the file's bytes
 RESERVED_CLONE = ".nv.merc.nv.shared.reserved.0"
+KNOWN_GAPS = {(name, "sm_110", mode) for name in ("glob2", "glob7", "glob9", "glob10") for mode in ("def", "c", "g")}
 
 
 @pytest.mark.parametrize("target", ALLOC_TARGETS)
 def test_alloc_data_probes_roundtrip(ptxas_ok, target):
     assert len(ALLOC_DATA) >= 25
-    misses = [m for name in ALLOC_DATA for mode in ("def", "c", "g") if (m := _exact(ALLOC_PROBES / f"{name}.ptx", target, mode))]
+    misses = []
+    for name in ALLOC_DATA:
+        for mode in ("def", "c", "g"):
+            try:
+                where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
+            except NotImplementedError as exc:
+                # the known gaps decline (they were rebuilt wrong before the decomposer checked)
+                assert (name, target, mode) in KNOWN_GAPS and str(exc).startswith(RESERVED_CLONE), (name, mode, str(exc))
+                continue
+            if where is not None:
+                misses.append(where)
     assert not misses, misses
-
-
-@pytest.mark.parametrize(
-    "probe,mode,shift",
-    [("glob0", "def", 0), ("glob2", "def", 0x30), ("glob2", "c", 0x20), ("glob7", "def", 0x10), ("glob2", "O0", None)],
-)
-def test_reserved_stale_shift(ptxas_ok, probe, mode, shift):
-    """sm_110: ptxas does not clear .nv.merc.nv.shared.reserved.0, which holds a stale copy of
-    its early section-header table (null, .shstrtab, .strtab headers) from a shift its heap
-    decides: the decomposer finds the shift (MercuryFacts.reserved_shift) and the rule gives the
-    bytes (cubinemit.mercury._reserved_smem). ``None``: the shift is only checked to rebuild."""
-    from cubinemit.semantic import tagged
-
-    data = oracle.compile_ptx(ALLOC_PROBES / f"{probe}.ptx", "sm_110", mode).read_bytes()
-    module = Module.from_cubin(data)
-    facts = tagged.decode(module.facts["mercury"])
-    if shift is not None:
-        assert facts.reserved_shift == shift
-    assert first_difference(module.to_cubin(), data) is None
 
 
 # data_visible_first.ptx, as its PTX declares it: (name, space, size, align, init, visible)
@@ -149,7 +141,8 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
     """Whole-program, -O0, -lineinfo and -c builds come back byte for byte, and so do -g builds
     (every one since the dropped-variable, late-privatisation and empty-section rules:
     tests/test_semantic_gshared.py); a build the rules miss would be declined, never rebuilt
-    wrong."""
+    wrong; on sm_110 a build whose reserved clone puts the gb10b descriptor elsewhere than the
+    rule says is declined in any mode."""
     assert len(ALLOC_SHARED) >= 25
     misses, declined, exact_g = [], [], 0
     for name in ALLOC_SHARED:
@@ -164,8 +157,10 @@ def test_alloc_shared_probes_roundtrip(ptxas_ok, target):
             else:
                 misses.append(where)
     assert not misses, misses
-    assert not declined, declined
-    assert exact_g == len(ALLOC_SHARED), (exact_g, declined)
+    assert all(mode == "g" or (target == "sm_110" and why.startswith(RESERVED_CLONE)) for _, mode, why in declined), declined
+    # every -g build but those declined for sm_110's reserved clone
+    reserved = sum(1 for _, mode, why in declined if mode == "g" and why.startswith(RESERVED_CLONE))
+    assert exact_g + reserved == len(ALLOC_SHARED), (exact_g, declined)
 
 
 @pytest.mark.parametrize("probe,target", [("rsv_plain", "sm_90"), ("rsv_plain", "sm_100a"), ("rsv_plain", "sm_110"), ("rsv_tcgen05_100a", "sm_100a"), ("rsv_tcgen05_103a", "sm_103a"), ("rsv_tcgen05_110a", "sm_110a")])

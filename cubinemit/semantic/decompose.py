@@ -461,7 +461,8 @@ def decompose(obj: ElfObject) -> Module:
                 # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
-        module.facts["mercury"] = encode(attrs.evolve(merc, reserved_shift=_reserved_shift(obj)))
+        module.facts["mercury"] = encode(merc)
+        _check_reserved_clone(obj)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error)
@@ -627,18 +628,20 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names:
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
 
 
-def _reserved_shift(obj: ElfObject) -> int:
-    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem) but for where
-    ptxas's heap left its stale header copy (sm_110: at 0x40 in most cubins, 0x10..0x30 further
-    or past the end in some: tests/alloc/probes glob2, realistic_sm90 -g, llmc_attention_80 of
-    tests/probes_rw4), kept as the fact MercuryFacts.reserved_shift; decline where no shift gives
-    the file's bytes."""
-    from ..mercury import reserved_stale_shift
+def _check_reserved_clone(obj: ElfObject) -> None:
+    """.nv.merc.nv.shared.reserved.0 is derived (cubinemit.mercury._reserved_smem); on sm_110
+    ptxas sometimes leaves the gb10b WAR descriptor at 0x40 zero (tests/alloc/probes glob2 in
+    every mode, realistic_sm90 -g, some sh_* probes: 25 of ~2,100 cubins), and when is not
+    known: decline where the rule does not give the file's bytes."""
+    from ..mercury import _reserved_smem
 
-    shift = reserved_stale_shift(obj)
-    if shift is None:
-        raise NotImplementedError(".nv.merc.nv.shared.reserved.0: its bytes follow no known rule")
-    return shift
+    clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
+    if clone is None or clone.clone_of is None:
+        return
+    if _reserved_smem(obj, clone.clone_of) != clone.data:
+        zero = not any(clone.data[0x40:0x80])
+        why = "ptxas left the gb10b WAR descriptor zero, which no rule predicts yet" if zero else "its bytes follow no known rule"
+        raise NotImplementedError(f".nv.merc.nv.shared.reserved.0: {why}")
 
 
 def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
