@@ -970,10 +970,14 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
     when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
     (histogram kernels: ``atom.global.add.u32 %r, [%rd], 1`` in a grid-stride loop, every
-    mode), and in the builtins ``__cuda_sm70_shflsync_*`` and kernels using cooperative-group
-    barriers; sm_75..sm_89, tests/probes_rw2. When the .rela name comes first although the
-    relocations kept would have asked .rel first (or none at all), the code made such a call:
-    fact ``resolved_call``."""
+    mode; the ``atom.cas`` loop of a bf16 atomicAdd below sm_90), and in the builtins
+    ``__cuda_sm70_shflsync_*`` and kernels using cooperative-group barriers; sm_75..sm_89,
+    tests/probes_rw2. When the .rela name comes first although the relocations kept would have
+    asked .rel first (or none at all), the code made such a call: fact ``resolved_call``.
+    When the call comes after the code's first (.rel) relocation, kept or resolved, .rel.text.<f>
+    is already there and only the dropped .rela name follows it (-g, a store to extern shared
+    memory then a bf16 atomicAdd: ``.rel.text.k .rela.text.k .nv.constant0.k``, both dropped;
+    llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"after_rel"``."""
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"

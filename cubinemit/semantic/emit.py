@@ -159,8 +159,17 @@ class _Emitter:
             s.strtab_slot = self.obj.strtab.add(s.name, share=False)
         return self.obj.add_symbol(Symbol(s.strtab_slot, _SECTION_SYM, 0, s))
 
+    def drop(self, sec: Section) -> None:
+        """Delete a section made by :meth:`section` (its name stays in the string tables) and
+        forget its creation name: ``created`` is keyed by id(), and a later section may get
+        the id of a dropped one once it is freed, which would inherit the stale name and its
+        place in the creation order (the Mercury bank clones are sorted by it: llmc_misc_80 -c
+        sm_100a, tests/probes_rw4, came out with two optimizer banks swapped in some runs)."""
+        self.obj.delete_section(sec)
+        self.created.pop(id(sec), None)
+
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
-        self.obj.delete_section(self.section(name, sh_type))
+        self.drop(self.section(name, sh_type))
 
     def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False, flags: int = SHF_INFO_LINK) -> None:
         """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
@@ -171,7 +180,7 @@ class _Emitter:
             sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
             sec = self.section(f"{prefix}{target.name}", sh_type, flags=flags, addralign=8, entsize=size, share=share)
             if entries is None:
-                self.obj.delete_section(sec)
+                self.drop(sec)
             else:
                 sec.link, sec.info = self.symtab, target  # type: ignore[assignment]
                 sec.relocs = []
@@ -1053,7 +1062,7 @@ class _Emitter:
             # -g: every module object went to a kernel's section; ptxas made .nv_debug.shared
             # and dropped it (sh_rand13 -g: `~.nv_debug.shared o:m1`)
             sec = self.section(d.creation_name(self.sm), sh_type, flags=d.flags)
-            self.obj.delete_section(sec)
+            self.drop(sec)
             self.data_sections[name] = sec
             return sec
         if name == CONSTANT4:
