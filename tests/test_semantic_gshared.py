@@ -220,7 +220,7 @@ def test_gshared_probes_whole_program(ptxas_ok, mode, target):
     assert not misses, misses
 
 
-@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx"])
+@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx", "gsh_c_device_var_makes_debug"])
 @pytest.mark.parametrize("mode", ["c", "g_c", "def"])
 @pytest.mark.parametrize("target", TARGETS)
 def test_relocation_asks_other_modes(ptxas_ok, name, target, mode):

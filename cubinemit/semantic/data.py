@@ -578,11 +578,13 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
 
 def _named_after_code(slots: Sequence[str], position: dict[str, int], function: str, name: str) -> bool:
     """-c: whether ``name`` is among the names right after ``.text.<function>`` (a device
-    function's .shared variables, named before its .nv.info), rather than in the data walk."""
+    function's .shared variables, named before its .nv.info), rather than in the data walk.
+    .nv_debug.shared may come between: the first of them makes it when nothing in the walk did
+    (-g -c with only an extern .shared in the walk: `.text.f0 .nv_debug.shared fl0`)."""
     start, at = position.get(f".text.{function}"), position.get(name)
     if start is None or at is None or at <= start:
         return False
-    return not any(t.startswith((".nv.info.", ".text.", ".rel")) or t in _DATA_NAMES for t in slots[start + 1 : at])
+    return not any(t.startswith((".nv.info.", ".text.", ".rel")) or (t in _DATA_NAMES and t != DEBUG_SHARED) for t in slots[start + 1 : at])
 
 
 def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, DataObject]) -> None:

@@ -753,12 +753,11 @@ def _resolved_references(obj: ElfObject, fn: Function, names: dict[str, int], ke
     legacy = obj.sm < 90
     first_kind = None if first is None else ((".rel" if first.addend is None else ".rela") if legacy else (".rela" if first.symbol == fn.name else ".rel"))
     if first_kind != ".rel":
+        # below sm_90 a .rela asked right after (a resolved reference with an addend, or a
+        # resolved call: shared s_Hist[tid + i*192] in an unrolled loop, -g sm_75-89,
+        # tests/probes_rw5/histogram `.rel.text.k .rela.text.k`, neither kept) is the fact
+        # resolved_call = "after_rel" (_resolved_call)
         fn.facts["resolved_relocations"] = True
-        if legacy and not fn.relocations and rela in names and rela not in kept:
-            # below sm_90 a resolved reference with an addend asks .rela after the .rel of
-            # the first one (shared s_Hist[tid + i*192] in an unrolled loop, -g sm_75-89:
-            # tests/probes_rw5/histogram `.rel.text.k .rela.text.k`, neither kept)
-            fn.facts["resolved_relocations"] = "rel_rela"
     if not fn.relocations and obj.sm >= 90 and rela in kept:
         # resolved shared-memory references keep an empty .rela from sm_90 on (constant ones
         # drop it): shared_dynamic -g vs const_vars -g

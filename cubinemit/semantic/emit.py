@@ -420,8 +420,8 @@ class _Emitter:
             ask(".rel")
         if resolved:
             ask(".rel")
-            if not legacy or fn.facts.get("resolved_relocations") == "rel_rela":
-                ask(".rela")  # turned RELA at once from sm_90 on; below, a resolved addend
+            if not legacy:
+                ask(".rela")  # turned RELA at once from sm_90 on
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
         late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
