@@ -40,6 +40,7 @@ from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
+    from ..elf.strtab import StringTable
     from ..funcorder import PtxFunction
 
 
@@ -428,6 +429,7 @@ def decompose(obj: ElfObject) -> Module:
         if m.type == STT_FUNC and m.section is not None:
             merc_in_section.setdefault(id(m.section), []).append(m)
     first_named = _first_named(obj)
+    strtab_first = _first_named(obj, obj.strtab)
     kept_sections = {s.name for s in obj.sections if not s.mercury}
     for text in header_order(obj):  # function order
         if text.mercury or not text.name.startswith(".text."):
@@ -455,9 +457,9 @@ def decompose(obj: ElfObject) -> Module:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
         if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
-            _rel_before_shared(obj, fn)  # a device function's variables are named after its code
+            _rel_before_shared(obj, fn, strtab_first)  # a device function's variables are named after its code
         if module.device_debug and fn.is_kernel and fn.relocations:
-            _own_shared_after_rela(obj, fn)
+            _own_shared_after_rela(obj, fn, strtab_first)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
         if capsule is not None:
             # the capsule's first word is the header index of .text.<f>: derived, so not kept
@@ -720,11 +722,11 @@ def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
         raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
 
 
-def _first_named(obj: ElfObject) -> dict[str, int]:
-    """Where each .shstrtab name was first made (its first slot), once per module: the
-    creation-order facts below compare such positions for every function."""
+def _first_named(obj: ElfObject, table: StringTable | None = None) -> dict[str, int]:
+    """Where each .shstrtab name (or ``table``'s) was first made (its first slot), once per
+    module: the creation-order facts below compare such positions for every function."""
     first: dict[str, int] = {}
-    for n, slot in enumerate(obj.shstrtab.slots):
+    for n, slot in enumerate((table or obj.shstrtab).slots):
         first.setdefault(slot.text, n)
     return first
 
@@ -912,16 +914,13 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
         fn.facts["resolved_indirect_call"] = True
 
 
-def _own_shared_after_rela(obj: ElfObject, fn: Function) -> None:
+def _own_shared_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """-g: a kernel's own .shared variables are named at their first (resolved) reference. The
     emitter names them once .rel.text.<k> is asked for; when the code asked .rel and then .rela
     before that reference (MonteCarloPrice -g -c sm_75, tests/probes_rw5/montecarlo_misc: the
     __constant__ table asks .rel, the sqrt slow-path call in the loop .rela, the reductions'
     s_sum after the loop: `.rel.text.k .rela.text.k s_sum s_sum2`), fact
     ``own_shared_after_rela``."""
-    names: dict[str, int] = {}
-    for n, slot in enumerate(obj.strtab.slots):
-        names.setdefault(slot.text, n)
     rel, rela, text = (names.get(f"{p}.text.{fn.name}") for p in (".rel", ".rela", ""))
     if rel is None or rela is None or text is None or not rel < rela:
         return
@@ -930,7 +929,7 @@ def _own_shared_after_rela(obj: ElfObject, fn: Function) -> None:
         fn.facts["own_shared_after_rela"] = True
 
 
-def _rel_before_shared(obj: ElfObject, fn: Function) -> None:
+def _rel_before_shared(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """-c, sm_90+: a reference that leaves no relocation entry (like the tombstoned
     .nv.reservedSmem.cap one of data._hidden_first_reference) still asks .rel.text.<f> where the
     code makes it, which need not be first: convolutionColumnsKernel (tests/probes_rw5/rules/
@@ -941,9 +940,6 @@ def _rel_before_shared(obj: ElfObject, fn: Function) -> None:
     (.rel is asked right before them). The opposite (named before .rel although an earlier
     relocation asks for it) is declined."""
     rel = f".rel.text.{fn.name}"
-    names: dict[str, int] = {}
-    for n, slot in enumerate(obj.strtab.slots):
-        names.setdefault(slot.text, n)
     if rel not in names:
         return
     asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
