@@ -8,10 +8,12 @@ as cwd and relative file names: under -g it writes the input and output basename
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -118,3 +120,22 @@ def semantic_outcome(data: bytes) -> tuple[str, str]:
     if off is None:
         return "exact", ""
     return "mismatch", f"{hex(off)} {where_in(read_cubin(data), off)}"
+
+
+def corpus_outcomes(
+    corpus: dict[tuple[str, str, str], Path], declined: Callable[[tuple[str, str, str]], str | None] = lambda key: None
+) -> tuple[collections.Counter[str], list[tuple[tuple[str, str, str], str]]]:
+    """The semantic round trip of every (stem, target, mode) -> cubin of ``corpus``: the count of
+    each outcome, and the cases that went wrong: a mismatch, an error, or a decline whose
+    message does not hold the reason ``declined(key)`` expects (None: none may decline)."""
+    counts: collections.Counter[str] = collections.Counter()
+    bad = []
+    for key, path in sorted(corpus.items()):
+        kind, detail = semantic_outcome(path.read_bytes())
+        counts[kind] += 1
+        if kind == "exact":
+            continue
+        why = declined(key) if kind == "declined" else None
+        if why is None or why not in detail:
+            bad.append((key, f"{kind}: {detail}"))
+    return counts, bad

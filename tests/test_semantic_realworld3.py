@@ -7,15 +7,11 @@ in :data:`DECLINED`; no case may come back different."""
 
 from __future__ import annotations
 
-import collections
 from pathlib import Path
 
 import pytest
 
 import oracle
-from cubinemit.inspect import where_in
-from cubinemit.reader import read_cubin
-from cubinemit.roundtrip import first_difference, semantic_roundtrip
 
 PROBES = sorted((Path(__file__).resolve().parent / "probes_rw3").glob("*.ptx"))
 TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120")
@@ -51,21 +47,6 @@ def test_probes_are_there():
 
 
 def test_realworld3_roundtrip(corpus):
-    counts: collections.Counter[str] = collections.Counter()
-    bad = []
-    for (stem, target, mode), path in sorted(corpus.items()):
-        data = path.read_bytes()
-        try:
-            off = first_difference(semantic_roundtrip(data), data)
-        except NotImplementedError as exc:
-            why = DECLINED.get((stem, mode))
-            if why is None or why not in str(exc):
-                bad.append(((stem, target, mode), f"declined: {exc}"))
-            counts["declined"] += 1
-            continue
-        if off is None:
-            counts["exact"] += 1
-        else:
-            bad.append(((stem, target, mode), f"{off:#x} {where_in(read_cubin(data), off)}"))
+    counts, bad = oracle.corpus_outcomes(corpus, lambda key: DECLINED.get((key[0], key[2])))
     assert not bad, bad
     assert counts["exact"] >= MIN_EXACT, counts

@@ -12,15 +12,12 @@ in :data:`DECLINED`; no case may come back different."""
 
 from __future__ import annotations
 
-import collections
 from pathlib import Path
 
 import pytest
 
 import oracle
-from cubinemit.inspect import where_in
 from cubinemit.semantic.model import Module
-from cubinemit.reader import read_cubin
 from cubinemit.roundtrip import first_difference, semantic_roundtrip
 
 HERE = Path(__file__).resolve().parent / "probes_rw4"
@@ -65,22 +62,7 @@ def test_probes_are_there():
 
 
 def test_realworld4_roundtrip(corpus):
-    counts: collections.Counter[str] = collections.Counter()
-    bad = []
-    for (stem, target, mode), path in sorted(corpus.items()):
-        data = path.read_bytes()
-        try:
-            off = first_difference(semantic_roundtrip(data), data)
-        except NotImplementedError as exc:
-            why = DECLINED.get(stem)
-            if why is None or why not in str(exc):
-                bad.append(((stem, target, mode), f"declined: {exc}"))
-            counts["declined"] += 1
-            continue
-        if off is None:
-            counts["exact"] += 1
-        else:
-            bad.append(((stem, target, mode), f"{off:#x} {where_in(read_cubin(data), off)}"))
+    counts, bad = oracle.corpus_outcomes(corpus, lambda key: DECLINED.get(key[0]))
     assert not bad, bad
     assert counts["exact"] >= MIN_EXACT, counts
 

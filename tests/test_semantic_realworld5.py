@@ -9,15 +9,11 @@ in :data:`DECLINED`; no case may come back different."""
 
 from __future__ import annotations
 
-import collections
 from pathlib import Path
 
 import pytest
 
 import oracle
-from cubinemit.inspect import where_in
-from cubinemit.reader import read_cubin
-from cubinemit.roundtrip import first_difference, semantic_roundtrip
 
 HERE = Path(__file__).resolve().parent / "probes_rw5"
 PROBES = sorted(HERE.glob("*.ptx"))
@@ -65,28 +61,8 @@ def test_probes_are_there():
     }
 
 
-def _outcomes(corpus: dict[tuple[str, str, str], Path]) -> tuple[collections.Counter[str], list[object]]:
-    counts: collections.Counter[str] = collections.Counter()
-    bad = []
-    for key, path in sorted(corpus.items()):
-        data = path.read_bytes()
-        try:
-            off = first_difference(semantic_roundtrip(data), data)
-        except NotImplementedError as exc:
-            why = DECLINED.get(key)
-            if why is None or why not in str(exc):
-                bad.append((key, f"declined: {exc}"))
-            counts["declined"] += 1
-            continue
-        if off is None:
-            counts["exact"] += 1
-        else:
-            bad.append((key, f"{off:#x} {where_in(read_cubin(data), off)}"))
-    return counts, bad
-
-
 def test_realworld5_roundtrip(corpus):
-    counts, bad = _outcomes(corpus)
+    counts, bad = oracle.corpus_outcomes(corpus, DECLINED.get)
     assert not bad, bad
     assert counts["exact"] >= MIN_EXACT, counts
 
@@ -118,6 +94,6 @@ def test_rule_probe(ptxas_ok, stem):
     targets, modes = RULE_CASES[stem]
     jobs = [(HERE / "rules" / f"{stem}.ptx", t, m) for t in targets for m in modes]
     corpus = oracle.compile_many(jobs)
-    counts, bad = _outcomes(corpus)
+    counts, bad = oracle.corpus_outcomes(corpus)
     assert not bad, bad
     assert counts["exact"] == len(jobs), counts

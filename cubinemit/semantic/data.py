@@ -562,7 +562,7 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             scope = None
         elif y.name.startswith("$__"):
             scope = current  # function scope: -c names them $__<name>__<PTX line>
-        elif current in device and _named_after_code(slots, position, current, y.name):
+        elif current in device and _named_after_code(slots, position, current, y.name, module.device_debug):
             # debug PTX keeps the PTX name (nvcc -G: `_ZZ8only_onefE3buf`); a device
             # function's variable is named right after its code section all the same
             scope = current
@@ -576,15 +576,21 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
     _hidden_first_reference(obj, module, {d.name: d for d in visible + internal})
 
 
-def _named_after_code(slots: Sequence[str], position: dict[str, int], function: str, name: str) -> bool:
+def _named_after_code(slots: Sequence[str], position: dict[str, int], function: str, name: str, debug: bool = False) -> bool:
     """-c: whether ``name`` is among the names right after ``.text.<function>`` (a device
     function's .shared variables, named before its .nv.info), rather than in the data walk.
-    .nv_debug.shared may come between: the first of them makes it when nothing in the walk did
-    (-g -c with only an extern .shared in the walk: `.text.f0 .nv_debug.shared fl0`)."""
+    Under -g (``debug``) .nv_debug.shared may stand right after the code: the first of them
+    makes it when nothing in the walk did (-g -c with only an extern .shared in the walk:
+    `.text.f0 .nv_debug.shared fl0`). Elsewhere it is the data walk's, which can follow a
+    builtin's code (llmc_train -c sm_75: `.text.__cuda_sm20_sqrt_rn_f32_slowpath
+    .nv_debug.shared _ZZ..shared_val`)."""
     start, at = position.get(f".text.{function}"), position.get(name)
     if start is None or at is None or at <= start:
         return False
-    return not any(t.startswith((".nv.info.", ".text.", ".rel")) or (t in _DATA_NAMES and t != DEBUG_SHARED) for t in slots[start + 1 : at])
+    between = slots[start + 1 : at]
+    if debug and between[:1] == [DEBUG_SHARED]:
+        between = between[1:]  # made right after the code, for this variable
+    return not any(t.startswith((".nv.info.", ".text.", ".rel")) or t in _DATA_NAMES for t in between)
 
 
 def _hidden_first_reference(obj: ElfObject, module: Module, shared: dict[str, DataObject]) -> None:
