@@ -1,0 +1,31 @@
+"""Cases the semantic level does not model yet decline with a reason that names what, never
+build other bytes. Each probe here is one such case (ptxas output, compiled in the test); when
+a rule lands the test fails and the probe moves to a round-trip test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oracle
+
+PROBES = Path(__file__).resolve().parent / "probes_declined"
+
+#: probe -> (targets, mode, the reason its decline gives)
+CASES = {
+    "c_hidden_asks": (("sm_90", "sm_100a", "sm_120"), "c", "-c relocation sections asked in an order not reproduced yet (.rel.text.k1)"),
+}
+
+
+def test_every_probe_is_listed():
+    assert {p.stem for p in PROBES.glob("*.ptx")} == set(CASES)
+
+
+@pytest.mark.parametrize("stem", sorted(CASES))
+def test_declined_with_reason(ptxas_ok, stem):
+    targets, mode, reason = CASES[stem]
+    corpus = oracle.compile_many([(PROBES / f"{stem}.ptx", t, mode) for t in targets])
+    for key, path in sorted(corpus.items()):
+        kind, detail = oracle.semantic_outcome(path.read_bytes())
+        assert (kind, reason in detail) == ("declined", True), (key, kind, detail)
