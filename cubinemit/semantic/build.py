@@ -123,11 +123,12 @@ def _frame_in_text_order(module: Module) -> Module:
     payload = next((d for d in module.debug if d.name == ".debug_frame"), None)
     if payload is None or not payload.data:
         return module
-    keep = debug_frame.text_order(payload, function_order(ptx_functions(module), module.ordering_mode()))
+    parsed = debug_frame.parse(payload)
+    keep = debug_frame.text_order(parsed, function_order(ptx_functions(module), module.ordering_mode()))
     if keep is None:
         return module
     module = attrs.evolve(module, facts=copy.deepcopy(module.facts))
-    module.debug = [debug_frame.rewrite(d, module, keep) if d is payload else d for d in module.debug]
+    module.debug = [debug_frame.rewrite(parsed, module, keep) if d is payload else d for d in module.debug]
     return module
 
 

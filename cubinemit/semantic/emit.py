@@ -98,13 +98,17 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
     from ..funcorder import function_order
     from .decompose import ptx_functions
 
-    by_name = {f.name: f for f in m.functions}
     names: dict[tuple[str, str], str] = {}
     if not any(f.inlined for f in m.functions):
         return names
+    by_name = {f.name: f for f in m.functions}
+    builtins = {f.name for f in m.functions if f.linkage == "builtin"}
     for kernel in order if order is not None else function_order(ptx_functions(m), m.ordering_mode()):
-        for callee, _, _ in clones_in_order(by_name[kernel]):
-            if callee in by_name and by_name[callee].linkage == "builtin":
+        fn = by_name[kernel]
+        if not any(callee in builtins for callee, _, _ in fn.inlined):
+            continue  # no copy to number: the clone order (a facts decode) is not needed
+        for callee, _, _ in clones_in_order(fn):
+            if callee in builtins:
                 names[(kernel, callee)] = f"$__internal_{len(names)}_${callee}"
     return names
 

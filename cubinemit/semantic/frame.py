@@ -117,9 +117,10 @@ def _steps(fr: Frame) -> dict[int, int]:
     return steps
 
 
-def rewrite(frame: DebugSection, module: Module, keep: Sequence[int]) -> DebugSection:
-    """``frame`` with the entries at offsets ``keep``, in that order (see the module doc)."""
-    fr = parse(frame)
+def rewrite(fr: Frame, module: Module, keep: Sequence[int]) -> DebugSection:
+    """The parsed payload ``fr`` with the entries at offsets ``keep``, in that order (see the
+    module doc)."""
+    frame = fr.section
     by_offset = {e.offset: e for e in fr.entries}
     moved: dict[int, int] = {}
     out = bytearray()
@@ -210,15 +211,14 @@ def prune(frame: DebugSection, gone: set[str], module: Module) -> DebugSection:
     fr = parse(frame)
     kept = {e.offset for e in fr.fdes if fr.owner.get(e.offset) not in gone}
     live = {fr.cie_of[off] for off in kept}
-    return rewrite(frame, module, [e.offset for e in fr.entries if e.offset in kept or e.offset in live])
+    return rewrite(fr, module, [e.offset for e in fr.entries if e.offset in kept or e.offset in live])
 
 
-def text_order(frame: DebugSection, texts: Sequence[str]) -> list[int] | None:
-    """The entry offsets that put the CIE/FDE pairs in the order of ``texts`` (the .text creation
-    order, the order ptxas writes them in), for :func:`rewrite`; None when they already stand
-    so (a module as ptxas wrote it), when an FDE's owner is not in that order, or when the
-    payload is not one CIE per FDE (left as written)."""
-    fr = parse(frame)
+def text_order(fr: Frame, texts: Sequence[str]) -> list[int] | None:
+    """The entry offsets that put the CIE/FDE pairs of the parsed payload ``fr`` in the order of
+    ``texts`` (the .text creation order, the order ptxas writes them in), for :func:`rewrite`;
+    None when they already stand so (a module as ptxas wrote it), when an FDE's owner is not in
+    that order, or when the payload is not one CIE per FDE (left as written)."""
     rank = {n: i for i, n in enumerate(texts)}
     entries = fr.entries
     cies, fdes = entries[::2], entries[1::2]
