@@ -551,12 +551,19 @@ def _check_relocatable_asks(obj: ElfObject, module: Module) -> None:
         rebuilt = emit(module)
     except (ModelError, NotImplementedError):
         return  # the build says why
-    for ours, theirs in ((rebuilt.shstrtab, obj.shstrtab), (rebuilt.strtab, obj.strtab)):
-        a, b = ours.layout()[0].split(b"\0"), theirs.layout()[0].split(b"\0")
-        if a != b:
-            at = next((i for i, (u, v) in enumerate(zip(a, b)) if u != v), min(len(a), len(b)))
-            name = b[at].decode("latin-1") if at < len(b) else "the end"
-            raise NotImplementedError(f"-c relocation sections asked in an order not reproduced yet ({name})")
+    for _, ours, theirs in _differing_tables(rebuilt, obj)[:1]:
+        a, b = ours.split(b"\0"), theirs.split(b"\0")
+        at = next((i for i, (u, v) in enumerate(zip(a, b)) if u != v), min(len(a), len(b)))
+        name = b[at].decode("latin-1") if at < len(b) else "the end"
+        raise NotImplementedError(f"-c relocation sections asked in an order not reproduced yet ({name})")
+
+
+def _differing_tables(ours: ElfObject, theirs: ElfObject) -> list[tuple[str, bytes, bytes]]:
+    """The string tables a rebuild does not give back: ("section names" | "string table", our
+    bytes, the file's), .shstrtab first. The structure checks below decline on the first."""
+    pairs = (("section names", ours.shstrtab, theirs.shstrtab), ("string table", ours.strtab, theirs.strtab))
+    rendered = [(what, a.layout()[0], b.layout()[0]) for what, a, b in pairs]
+    return [(what, a, b) for what, a, b in rendered if a != b]
 
 
 def _names_debug_shared(obj: ElfObject) -> bool:
@@ -636,13 +643,12 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
     except ModelError as exc:
         raise NotImplementedError(f"-g shared memory not reproduced: {exc}") from None
 
-    def names(o: ElfObject) -> tuple[bytes, bytes, list[tuple[str, int, int, object]]]:
+    def symbols(o: ElfObject) -> list[tuple[str, int, int, object]]:
         # symbols with their section too: a privatised object moved to its kernel's section
         # late (or not) keeps its name and value either way
-        symbols = [(y.name, y.value, y.size, y.section.name if y.section is not None else y.shndx) for y in o.symbols]
-        return o.shstrtab.layout()[0], o.strtab.layout()[0], symbols
+        return [(y.name, y.value, y.size, y.section.name if y.section is not None else y.shndx) for y in o.symbols]
 
-    for what, ours, theirs in zip(("section names", "string table", "symbols"), names(rebuilt), names(obj)):
+    for what, ours, theirs in [*_differing_tables(rebuilt, obj), ("symbols", symbols(rebuilt), symbols(obj))]:
         if ours != theirs:
             at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
             raise NotImplementedError(f"-g shared memory not reproduced yet ({what} differ at entry {at})")
