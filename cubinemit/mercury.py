@@ -1367,25 +1367,26 @@ class _PcCollector:
 
     def add(self, func: str, sass: int, merc: int, source: str) -> None:
         m = self.maps.setdefault(func, {})
-        if sass in m and m[sass] != merc and source == "relocation":
+        key = (func, sass)
+        old = m.get(sass)
+        if old is None:
+            m[sass] = merc
+            if source == "relocation":
+                self.from_relocation.add(key)
+        elif old == merc:
+            if source != "relocation":
+                self.from_relocation.discard(key)  # an address says so too
+        elif source == "relocation":
             self.insn.setdefault(func, {})[sass] = merc  # see FunctionFacts.insn
-            return
-        if sass in m and m[sass] != merc and (func, sass) in self.from_relocation:
+        elif key in self.from_relocation:
             # the address itself (a return address, a symbol) differs from where the relocated
             # instruction there sits: the instruction goes to insn (-c, a call returning to an
             # instruction that reads .shared: Mercury 0x230 returns, the instruction is at 0x240)
-            self.insn.setdefault(func, {})[sass] = m[sass]
-            self.from_relocation.discard((func, sass))
+            self.insn.setdefault(func, {})[sass] = old
+            self.from_relocation.discard(key)
             m[sass] = merc
-            return
-        if sass in m and m[sass] != merc:
-            self.conflicts.append(f"{func}: SASS {sass:#x} -> {m[sass]:#x} and {merc:#x} ({source})")
-            return
-        if sass not in m and source == "relocation":
-            self.from_relocation.add((func, sass))
-        elif source != "relocation":
-            self.from_relocation.discard((func, sass))
-        m[sass] = merc
+        else:
+            self.conflicts.append(f"{func}: SASS {sass:#x} -> {old:#x} and {merc:#x} ({source})")
 
 
 def _info_pairs(orig: bytes, merc: bytes, name: str) -> list[tuple[int, int]]:

@@ -461,7 +461,8 @@ class Module:
 
         whole = not self.options.get("compile_only") and not self.device_debug
         before = builtin_copy_names(self) if whole else {}
-        slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
+        named = set(names)
+        slots = [i for i, f in enumerate(self.functions) if f.name in named]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
         for i, f in zip(slots, moved):
             self.functions[i] = f
