@@ -19,7 +19,8 @@ from cubinemit.semantic import DebugSection, Function, Module, Relocation
 from cubinemit.semantic.build import build
 
 
-def main(golden: str, out: str) -> int:
+def vadd_module(golden: str) -> Module:
+    """The vadd kernel as a backend states it; only the SASS and the CFA come from ``golden``."""
     ptxas = read_cubin(Path(golden).read_bytes())
     sass = ptxas.section(".text.vadd").data  # the backend's code
     cfa = ptxas.section(".debug_frame").data  # the backend's DWARF call-frame info
@@ -48,7 +49,11 @@ def main(golden: str, out: str) -> int:
         debug=[DebugSection(".debug_frame", cfa, [Relocation(0x44, 2, "vadd", 0)])],  # R_CUDA_64
         facts={"nvinfo": to_json(ModuleFacts(target="sm_90"))},
     )
-    data = build(module)
+    return module
+
+
+def main(golden: str, out: str) -> int:
+    data = build(vadd_module(golden))
     Path(out).write_bytes(data)
     same = data == Path(golden).read_bytes()
     print(f"wrote {out}: {len(data)} bytes, {'identical to' if same else 'DIFFERENT from'} ptxas's {golden}")

@@ -11,3 +11,4 @@ done
 for arch in sm_90 sm_100a; do
   "$ptxas" -arch "$arch" vadd_plain.ptx -o "../cubins/vadd_plain.$arch.cubin"
 done
+"$ptxas" -arch sm_90 ../blocksum/blocksum.ptx -o ../cubins/blocksum.sm_90.cubin

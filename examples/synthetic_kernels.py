@@ -21,12 +21,13 @@ from cubinemit.semantic.build import build
 _CIE_FDE = 104
 
 
-def main(template: str, count: str, out: str) -> int:
+def synthetic_module(template: str, n: int) -> Module:
+    """``n`` copies of the template's kernel, ``synthetic_000``..., kernel i bounded to
+    32 * (1 + i % 8) threads."""
     ptxas = read_cubin(Path(template).read_bytes())
     sass = ptxas.section(".text.vadd").data
     frame = ptxas.section(".debug_frame").data
     cie, fde = frame[:48], frame[48:_CIE_FDE]
-    n = int(count)
     functions, debug, relocs = [], bytearray(), []
     for i in range(n):
         name = f"synthetic_{i:03d}"
@@ -53,7 +54,12 @@ def main(template: str, count: str, out: str) -> int:
         debug=[DebugSection(".debug_frame", bytes(debug), relocs[::-1])],
         facts={"nvinfo": to_json(ModuleFacts(target="sm_90"))},
     )
-    data = build(module)
+    return module
+
+
+def main(template: str, count: str, out: str) -> int:
+    n = int(count)
+    data = build(synthetic_module(template, n))
     Path(out).write_bytes(data)
     print(f"wrote {out}: {n} kernels, {len(data)} bytes")
     return 0

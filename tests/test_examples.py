@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from cubinemit.cli import main
 from cubinemit.reader import read_cubin
@@ -14,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def test_bundled_cubins_roundtrip(capsys):
     assert main(["roundtrip", str(EXAMPLES / "cubins")]) == 0
-    assert capsys.readouterr().out.strip() == "roundtrip: 12/12 byte-exact"
+    assert capsys.readouterr().out.strip() == "roundtrip: 13/13 byte-exact"
 
 
 def test_bundled_cubins_are_ptxas_output():
@@ -77,3 +80,42 @@ def test_synthetic_kernels_match_ptxas_on_the_equivalent_ptx(ptxas_ok, tmp_path)
     ptx = tmp_path / "synthetic.ptx"
     ptx.write_text(text)
     assert out.read_bytes() == oracle.compile_ptx(ptx, "sm_90", "def").read_bytes()
+
+
+def test_launch_example_builds_what_ptxas_writes(ptxas_ok, tmp_path):
+    """The cubins the GPU example launches: the from-scratch ones are ptxas's bytes, the renamed
+    one is what ptxas writes for the renamed PTX."""
+    import oracle
+
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "launch_on_gpu.py"), "--build-only", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "vadd.cubin").read_bytes() == (EXAMPLES / "cubins" / "vadd_plain.sm_90.cubin").read_bytes()
+    assert (tmp_path / "blocksum.cubin").read_bytes() == (EXAMPLES / "cubins" / "blocksum.sm_90.cubin").read_bytes()
+    ptx = tmp_path / "renamed.ptx"
+    ptx.write_text(re.sub(r"\bvadd\b", "vector_add", (EXAMPLES / "vadd" / "vadd.ptx").read_text()))
+    assert (tmp_path / "renamed.cubin").read_bytes() == oracle.compile_ptx(ptx, "sm_90a", "def").read_bytes()
+    names = {y.name for y in read_cubin((tmp_path / "synthetic.cubin").read_bytes()).symbols}
+    assert {f"synthetic_{i:03d}" for i in range(16)} <= names  # bytes: test_synthetic_kernels_match_ptxas...
+
+
+def _cuda_device() -> str | None:
+    """Why the launch test cannot run here, or None when an sm_90 device answers."""
+    try:
+        from cuda.bindings import driver
+    except ImportError:
+        return "cuda-bindings is not installed"
+    (err,) = driver.cuInit(0)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        return f"no CUDA driver/device ({err.name})"
+    return None
+
+
+def test_launch_on_gpu():
+    """Loads and launches the four cubins and checks their results (examples/launch_on_gpu.py).
+    CI has no GPU and skips this; it ran on an H100 through the device tool (CHANGELOG)."""
+    reason = _cuda_device()
+    if reason is not None:
+        pytest.skip(reason)
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "launch_on_gpu.py")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "all launches checked" in proc.stdout

@@ -472,6 +472,7 @@ def decompose(obj: ElfObject) -> Module:
                 _clones_address_only(obj, fn, first_named)
             else:
                 _resolved_indirect_call(obj, fn, first_named, kept_sections)
+            _resolved_extern_data(obj, fn, first_named)
         module.functions.append(fn)
     _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
@@ -945,6 +946,21 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
     kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
+
+
+def _resolved_extern_data(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """Whole program: a variable declared ``.extern`` and defined nowhere becomes an ordinary
+    visible one ("Unresolved extern variable ... ignoring extern qualifier"), yet the code's
+    references to it were made as relocations, which ptxas then resolves and drops: the kernel
+    asks .rel.text.<k> (then .rela from sm_90 on) when it has no relocation, clone or extern
+    call to explain it (tests/probes_lib/extern_vars, every target; a reference through an
+    inlined callee asks in the kernel that copies it). Fact ``resolved_relocations``; not where
+    the kernel's clones (from sm_90 on) or an extern call ask anyway."""
+    if fn.relocations or fn.facts.get("resolved_indirect_call") or f".rel.text.{fn.name}" not in names or (fn.inlined and obj.sm >= 90):
+        return
+    if any(y.type == STT_FUNC and y.section is None and y.name in fn.calls for y in obj.symbols):
+        return
+    fn.facts["resolved_relocations"] = True
 
 
 def _own_shared_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -318,7 +318,8 @@ class _Emitter:
         # relocations ptxas emits and resolves itself: whole-program calls to extern functions
         # (through .nv.constant4), -g references to .const data, sm_90 -c references to the
         # tombstoned cap symbol
-        resolved = bool(self.extern_calls(fn)) if not (self.rel or self.debug) else bool(fn.facts.get("resolved_relocations"))
+        # (and whole-program references to unresolved extern variables: decompose._resolved_extern_data)
+        resolved = bool(fn.facts.get("resolved_relocations")) or (not (self.rel or self.debug) and bool(self.extern_calls(fn)))
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         # whole program: resolved references to shared memory the code makes (not merely a
