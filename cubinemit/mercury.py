@@ -585,7 +585,7 @@ def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[li
     dev_static_jt, dev_weak_jt, dev_jt), each callee's tables back to back. Empty when
     ``owner`` has branch targets of its own, reaches no such callee, or the bank is not that
     layout (the decomposer declines a late bank then)."""
-    from .elf.order import header_order, symbol_order
+    from .elf.order import symbol_order, text_sections
     from .nvinfo import decode_callgraph
 
     bank = obj.find_section(".nv.constant2." + owner)
@@ -603,7 +603,7 @@ def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[li
             if callee not in reached:
                 reached.add(callee)
                 todo.append(callee)
-    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    texts = [s.name[len(".text.") :] for s in text_sections(obj)]
     blocks: list[tuple[str, int, list[list[int]]]] = []
     at = 0
     for callee in reversed(texts):

@@ -156,6 +156,14 @@ def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
     return sorted(obj.sections, key=lambda s: (section_class(s, late), rpos.get(id(s), 0)))
 
 
+def text_sections(obj: ElfObject) -> list[Section]:
+    """The code sections (.text.<f>, Mercury clones left out) in header order, without sorting
+    the others: they share one class and one position in :func:`header_order`, so they keep
+    their creation order (the function order) there."""
+    source = obj.quirks.header_order if obj.quirks.header_order is not None else obj.sections
+    return [s for s in source if not s.mercury and s.name.startswith(".text.")]
+
+
 def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:
     """.symtab order (index 1 onwards): LOCAL and WEAK in creation order, then GLOBAL, then
     (sm_90+) the section symbols of the late parameter banks (``late``: :func:`late_banks`,

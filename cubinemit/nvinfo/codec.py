@@ -227,11 +227,14 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
     return None
 
 
+#: code -> EIAttr, a dict lookup instead of the enum's (decode_record runs per record)
+_ATTR_OF_CODE: dict[int, EIAttr] = {a.value: a for a in EIAttr}
+
+
 def decode_record(wire: WireRecord, *, section: str, symbol_name: SymbolName) -> NvInfoRecord:
     """Type one framed record (see :func:`iter_wire_records`)."""
-    try:
-        attr = EIAttr(wire.code)
-    except ValueError:
+    attr = _ATTR_OF_CODE.get(wire.code)
+    if attr is None:
         return RawRecord(wire.fmt, wire.code, wire.body)
     expected = EIATTR_SPECS[attr].fmt
     if expected is not None and expected != wire.fmt:

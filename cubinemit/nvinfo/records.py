@@ -63,7 +63,8 @@ def _attr_in(*codes: EIAttr) -> _Validator:
 
 
 def _to_attr(value: int) -> EIAttr:
-    return EIAttr(value)
+    # records are mostly built from EIAttr members: skip the enum lookup then (a hot path)
+    return value if type(value) is EIAttr else EIAttr(value)
 
 
 def _ints(values: Iterable[int]) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
 from ..elf.layout import section_order
-from ..elf.order import header_order, symbol_order
+from ..elf.order import symbol_order, text_sections
 from .emit import emit
 from .model import Function, Module
 
@@ -50,7 +50,7 @@ def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
     by_name: dict[str, Function] = {}
     for f in module.functions:
         by_name.setdefault(f.name, f)
-    names = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    names = [s.name[len(".text.") :] for s in text_sections(obj)]
     return [by_name[n] if n in by_name else module.function(n) for n in names]
 
 

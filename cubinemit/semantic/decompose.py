@@ -34,7 +34,7 @@ from ..elf.constants import (
 from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from ..elf.order import header_order, relocated_banks, symbol_order
+from ..elf.order import relocated_banks, symbol_order, text_sections
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DataObject, DebugSection, Function, Module, Relocation
@@ -257,9 +257,7 @@ def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[s
     before: dict[str, set[str]] = {n: set() for n in externs}  # before[b]: externs declared before b
     by_name = {f.name: f for f in module.functions}
     seen: set[str] = set()
-    for text in header_order(obj):
-        if text.mercury or not text.name.startswith(".text."):
-            continue
+    for text in text_sections(obj):
         fn = by_name.get(text.name[len(".text.") :])
         if fn is None:
             continue
@@ -431,9 +429,7 @@ def decompose(obj: ElfObject) -> Module:
     first_named = _first_named(obj)
     strtab_first = _first_named(obj, obj.strtab)
     kept_sections = {s.name for s in obj.sections if not s.mercury}
-    for text in header_order(obj):  # function order
-        if text.mercury or not text.name.startswith(".text."):
-            continue
+    for text in text_sections(obj):  # function order
         sym = funcs.get(text.name[len(".text.") :])
         if sym is None or sym.section is not text:
             continue
@@ -883,7 +879,7 @@ def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
 
     index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
-    texts = [s.name[len(".text.") :] for s in header_order(obj) if s.name.startswith(".text.") and not s.mercury]
+    texts = [s.name[len(".text.") :] for s in text_sections(obj)]
     by_name = {f.name: f for f in module.functions}
     ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
     sections = {s.name: s for s in obj.sections if not s.mercury}
