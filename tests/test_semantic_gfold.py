@@ -32,13 +32,10 @@ from cubinemit.semantic.decompose import decompose
 PROBES = sorted((Path(__file__).resolve().parent / "probes_gfold").glob("*.ptx"))
 TARGETS = ("sm_75", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120")
 MODES = ("g", "def", "c", "g_c")
-#: (probe, mode) -> the reason its declines give: nvcc -G C++ declares malloc, free and vprintf
-#: after the constructors (decompose._place_externs moves them there); on sm_75 (no syscall
-#: suffix) free's `#vl` is also the destructors' string and the search does not find the order
-DECLINED = {
-    ("fold_virtual_kernels", "c"): "declaration order not recovered",
-    ("fold_virtual_kernels", "g_c"): "declaration order not recovered",
-}
+#: (probe, mode) -> the reason its declines give (none left: nvcc -G C++ declares malloc, free
+#: and vprintf after the constructors, and on sm_75, with no syscall suffix, free's `#vl` is
+#: also the destructors' string: decompose._place_externs moves the externs there together)
+DECLINED: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -221,10 +221,10 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
         if strings(out) == head:
             break
         found = None
-        for f in externs:
-            rest = [g for g in out if g is not f]
+        for group in _extern_moves(out, externs):
+            rest = [g for g in out if all(g is not f for f in group)]
             for at in range(len(rest) + 1):
-                cand = rest[:at] + [f] + rest[at:]
+                cand = rest[:at] + group + rest[at:]
                 gain = score(cand)
                 if gain > best and fits(cand):
                     best, found = gain, cand
@@ -237,6 +237,16 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
         # single creation order: the strings would come out in another order
         raise NotImplementedError("declaration order not recovered: the prototype signature strings do not come out in the cubin's order")
     return out
+
+
+def _extern_moves(declared: list, externs: list) -> list[list]:  # type: ignore[type-arg]
+    """What :func:`_place_externs` may move in one step: one extern, or an extern with every
+    extern declared before it, in their order. The symbols fix the externs' relative order, and
+    a move of one extern may gain nothing alone: fold_virtual_kernels -c sm_75 needs malloc,
+    free and vprintf moved past the constructors together (malloc cannot pass free, and free's
+    string `#vl` is made again later, so moving free alone changes no string)."""
+    ordered = [f for f in declared if any(f is e for e in externs)]
+    return [[f] for f in ordered] + [ordered[: i + 1] for i in range(1, len(ordered))]
 
 
 def _extern_order(obj: ElfObject, module: Module, protos: list, position: dict[str, int], hint: list[str]) -> list[str]:  # type: ignore[type-arg]
