@@ -512,6 +512,8 @@ def decompose(obj: ElfObject) -> Module:
         shared_error = exc  # -g: maybe a dropped variable's doing, tried again below
         module.data[:] = pre_shared
     after_shared = {id(d) for d in module.data}
+    if whole_program:
+        _drop_shared_asks(module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
@@ -952,6 +954,17 @@ def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int],
     kept = rela in kept_sections  # resolved extern calls drop it
     if kept and rel in names and names[rel] < names[rela]:
         fn.facts["resolved_indirect_call"] = True
+
+
+def _drop_shared_asks(module: Module) -> None:
+    """Whole program: a kernel whose code references shared memory asks .rel/.rela.text.<k> as
+    its clone calls would (emit: ``shared_refs``), so the fact ``resolved_indirect_call`` that
+    the same names gave before the shared objects were known says nothing more there: dropped,
+    to keep the spec minimal (examples/blocksum: no indirect call, only `partial[]`)."""
+    users = {u for d in module.data if d.space == "shared" for u in d.users}
+    for fn in module.functions:
+        if fn.name in users:
+            fn.facts.pop("resolved_indirect_call", None)
 
 
 def _resolved_extern_data(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
