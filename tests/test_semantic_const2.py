@@ -28,13 +28,10 @@ LEGACY = {t for t in ALL_TARGETS if family_of(int(t[3:].rstrip("af"))) is Family
 #: every probe, target and mode round-trips (the -g static-callee and .nv.info order of fp64 on
 #: sm_90+ and address taking in relocatable builds, ftab -c, were gaps until the creation-order
 #: symbol naming; ftab -g until the shuffled order of address-taking modules; jumptable -g until
-#: the late banks), except the declined ones, by the reason they give.
+#: the late banks; late_banks_by_callee -g until emit.late_bank_order), except the declined ones, by the reason they give.
 #:
 #: (probe, mode) -> (the reason, the targets where it declines; None: all)
-DECLINED = {
-    # -g late banks made in the order of their callees (which callee holds constants is no leaf)
-    ("late_banks_by_callee", "g"): ("order that follows their callees", LEGACY),
-}
+DECLINED: dict[tuple[str, str], tuple[str, set[str] | None]] = {}
 
 
 @pytest.mark.parametrize("mode", MODES)

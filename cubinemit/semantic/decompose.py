@@ -480,7 +480,6 @@ def decompose(obj: ElfObject) -> Module:
                 _resolved_indirect_call(obj, fn, first_named, kept_sections)
             _resolved_extern_data(obj, fn, first_named)
         module.functions.append(fn)
-    _check_late_banks(obj, module.functions)
     whole_program = not module.options.get("compile_only") and not module.device_debug
     if whole_program:
         # whole program: ptxas lays kernels out in reverse declaration order
@@ -500,6 +499,8 @@ def decompose(obj: ElfObject) -> Module:
 
     decompose_data(obj, module)  # before the call facts: tables of function addresses order X
     _call_facts(obj, module, whole_program)
+    if module.device_debug:
+        _check_late_banks(obj, module)
     if whole_program:
         _address_table_order(obj, module)
     pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
@@ -749,19 +750,37 @@ def _reserved_clone_fact(obj: ElfObject, merc: object) -> object:
     raise NotImplementedError(".nv.merc.nv.shared.reserved.0: its bytes follow no known rule")
 
 
-def _check_late_banks(obj: ElfObject, functions: list[Function]) -> None:
-    """The emitter makes the late -g banks (fact ``constant_bank_late``) in reverse .text order
-    of their kernels. ptxas's own order follows the callees that hold the constants (the last
-    callee's kernels first, each group in reverse .text order: kernels k_a -> dev_two,
-    k_b, k_c -> dev_poly give k_a, k_c, k_b), which the leaves do not tell: decline when the
-    two differ. ``functions`` are in .text order."""
-    late = [f.name for f in functions if f.facts.get("constant_bank_late")]
+def _check_late_banks(obj: ElfObject, module: Module) -> None:
+    """-g: the emitter makes the late banks (fact ``constant_bank_late``) in
+    :func:`emit.late_bank_order`, which follows the callees whose code has compiler constants.
+    Which callees those are the order of the banks tells: where every callee standing for one
+    gives another order, the fewest callees that give the file's order get the fact
+    ``holds_constants`` (late_banks_by_callee with k_b also calling a constant-free dev_plain:
+    ptxas ignores dev_plain). Declined when no set of callees gives it."""
+    from itertools import combinations
+
+    from .emit import late_bank_order
+
+    late = [f.name for f in module.functions if f.facts.get("constant_bank_late")]
     if len(late) < 2:
         return
+    by_name = {f.name: f for f in module.functions}
+    texts = [by_name[s.name[len(".text.") :]] for s in text_sections(obj) if s.name[len(".text.") :] in by_name]
     names = _first_named(obj)
     made = sorted(late, key=lambda n: names[f".nv.constant2.{n}"])
-    if made != late[::-1]:
-        raise NotImplementedError(f"-g late constant banks made in an order that follows their callees ({', '.join(made)}) are not implemented yet")
+    if made == [f.name for f in late_bank_order(texts)]:
+        return
+    called = {c for f in module.functions for c in f.calls}
+    callees = [f for f in texts if not f.is_kernel and f.name in called]
+    for size in range(1, min(len(callees), 8) + 1):
+        for chosen in combinations(callees, size):
+            for f in chosen:
+                f.facts["holds_constants"] = True
+            if made == [f.name for f in late_bank_order(texts)]:
+                return
+            for f in chosen:
+                del f.facts["holds_constants"]
+    raise NotImplementedError(f"-g late constant banks made in an order no callee explains ({', '.join(made)}) are not implemented yet")
 
 
 def _first_named(obj: ElfObject, table: StringTable | None = None) -> dict[str, int]:

@@ -61,6 +61,8 @@ from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..funcorder import PtxFunction
 
 _SECTION_SYM = 0x03
@@ -112,6 +114,39 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
                 names[(kernel, callee)] = f"$__internal_{len(names)}_${callee}"
     return names
 
+
+
+def late_bank_order(functions: Sequence[Function]) -> list[Function]:
+    """The order ptxas makes the late -g banks (fact ``constant_bank_late``) in, ``functions``
+    being in .text order: it walks the functions from the last .text on and, at each, makes
+    the banks of the kernels that reach it through calls, last kernel first; the kernels no
+    callee explains follow, last first. The callee that holds the constants is what matters
+    (late_banks_by_callee: k_a -> dev_two, k_b and k_c -> dev_poly give k_a, k_c, k_b;
+    late_banks: k_c -> dev_poly, k_a -> both, k_b -> dev_two give k_b, k_a, k_c; sm_75-89,
+    tests/probes_const2). The callees whose code has compiler constants carry the fact
+    ``holds_constants``; where none does, every callee stands for one (the decomposer records
+    the fact only where that gives another order: decompose._check_late_banks)."""
+    late = [f for f in functions if f.facts.get("constant_bank_late") and f.constants]
+    if len(late) < 2:
+        return late[::-1]
+    calls = {f.name: set(f.calls) for f in functions}
+
+    def reach(name: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [name]
+        while todo:
+            for callee in calls.get(todo.pop(), ()):
+                if callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        return seen
+
+    reached = {f.name: reach(f.name) for f in late}
+    holders = [f for f in functions if f.facts.get("holds_constants")] or list(functions)
+    out: list[Function] = []
+    for callee in reversed(holders):
+        out += [f for f in reversed(late) if callee.name in reached[f.name] and f not in out]
+    return out + [f for f in reversed(late) if f not in out]
 
 class _Emitter:
     def __init__(self, module: Module):
@@ -494,11 +529,14 @@ class _Emitter:
         right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
         tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi). Several such
         banks come in reverse .text order (kernels k_c, k_a, k_b calling device functions with
-        FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c)."""
+        FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c), as
+        :func:`late_bank_order` gives them."""
         if self.debug_slots and self.family is not Family.LEGACY and any(fn.facts.get("constant_bank_late") for fn, _ in functions):
             # both come after .nv.prototype from sm_90 on; no probe tells their order
             raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
-        for fn, text in reversed(functions):
+        texts = {fn.name: text for fn, text in functions}
+        for fn in late_bank_order([fn for fn, _ in functions]):
+            text = texts[fn.name]
             bank = self.constant_bank(fn, text, late=True)
             if bank is not None and self.family is not Family.LEGACY:
                 self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
