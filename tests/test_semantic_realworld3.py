@@ -50,3 +50,12 @@ def test_realworld3_roundtrip(corpus):
     counts, bad = oracle.corpus_outcomes(corpus, lambda key: DECLINED.get((key[0], key[2])))
     assert not bad, bad
     assert counts["exact"] >= MIN_EXACT, counts
+
+
+def test_realworld3_relocatable_O0(ptxas_ok):
+    """-c -O0 on one target of each family (see test_semantic_realworld.py)."""
+    cases = [(p, t, m) for p, t, m in _cases() if m == "c" and t in ("sm_75", "sm_90", "sm_90a", "sm_100a", "sm_120")]
+    cases = [(p, t, "O0_c") for p, t, _ in cases]
+    counts, bad = oracle.corpus_outcomes(oracle.compile_many(cases))
+    assert not bad, bad
+    assert counts["exact"] == len(cases)

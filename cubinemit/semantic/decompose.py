@@ -462,8 +462,11 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
-        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
-            _rel_before_shared(obj, fn, strtab_first)  # a device function's variables are named after its code
+        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel and module.options.get("opt_level") != 0:
+            # a device function's variables are named after its code; -c -O0 names what a
+            # function references before its relocation sections (misc_device, printf_switch,
+            # samples_mix O0_c sm_90+: `__unnamed_1 $str $str$1 ... .rela.text.k .rel.text.k`)
+            _rel_before_shared(obj, fn, strtab_first)
         if module.device_debug and fn.is_kernel and fn.relocations:
             _own_shared_after_rela(obj, fn, strtab_first)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
