@@ -68,6 +68,7 @@ _NOT_YET = (".nv.resolvedrela",)
 #: other .debug_* name (.debug_ranges, .debug_aranges, ...) is declined until it is measured
 _DEBUG_KNOWN = (
     ".debug_frame", ".debug_line", ".debug_str", ".debug_abbrev", ".debug_loc", ".debug_info", ".debug_macinfo",
+    ".debug_pubnames", ".debug_pubtypes",
     ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
 )
 

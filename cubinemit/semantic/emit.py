@@ -116,6 +116,9 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
 
 
 
+#: debug payloads that always ask .rela.<name>, with or without relocations kept
+_RELA_ALWAYS = (".debug_info", ".debug_pubnames", ".debug_pubtypes")
+
 def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     """The order ptxas makes the late -g banks (fact ``constant_bank_late``) in, ``functions``
     being in .text order: it walks the functions from the last .text on and, at each, makes
@@ -744,7 +747,7 @@ class _Emitter:
                 if s_str.relocations:
                     raise NotImplementedError(".debug_str with relocations is not implemented yet")
                 self.debug_relocations(sec, d.relocations, rela_first=True)
-            elif d.name != ".debug_frame" and (d.relocations or d.labels or d.name == ".debug_info"):
+            elif d.name != ".debug_frame" and (d.relocations or d.labels or d.name in _RELA_ALWAYS):
                 self.debug_relocations(sec, d.relocations, labels=d.labels)
             elif d.labels:
                 raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
@@ -767,7 +770,8 @@ class _Emitter:
         Below sm_90 line tables and .debug_loc only ask .rel; .debug_frame asks .rel then .rela,
         which an executable drops empty and relocatable output fills with the RELA entries.
         .debug_info (nvcc -G PTX: DW_AT_low_pc/high_pc of each function, with addends) only
-        asks .rela, on every family. ``rela_first``: .rela then .rel (.debug_line followed by
+        asks .rela, on every family; so do .debug_pubnames/.debug_pubtypes (nvcc -G PTX for
+        sm_100+: one reference to .debug_info each, kept in -c only; sm_100a-121). ``rela_first``: .rela then .rel (.debug_line followed by
         .debug_str). ``labels``: unplaced PTX labels (undefined local symbols), named after the
         first relocation; below sm_90 the first one asks .rela (an executable drops it empty),
         from sm_90 on they follow both asks (nvcc -G dbg_inline, .debug_loc)."""
@@ -786,10 +790,12 @@ class _Emitter:
                 self.ask_relocations(sec, [(".rela", rela or None)])
                 self.label_symbols(labels[1:])
             return
-        if sec.name == ".debug_info":
+        if sec.name in _RELA_ALWAYS:
             if any(r.addend is None for r in relocs):
-                raise NotImplementedError(".debug_info relocations without addend are not implemented yet")
-            self.ask_relocations(sec, [(".rela", relocs)])
+                raise NotImplementedError(f"{sec.name} relocations without addend are not implemented yet")
+            # an executable resolves the pubnames/pubtypes reference to .debug_info and drops
+            # the section; relocatable output keeps it
+            self.ask_relocations(sec, [(".rela", relocs or None)])
             return
         if rela_first:
             rel, rela = _split(relocs)

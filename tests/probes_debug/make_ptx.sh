@@ -10,3 +10,8 @@ for cu in *.cu; do
     PWD=/proc/self/cwd nvcc -arch=compute_75 -G -ptx "$cu" -o "../${stem}_G.ptx"
     PWD=/proc/self/cwd nvcc -arch=compute_75 -lineinfo -ptx "$cu" -o "../${stem}_L.ptx"
 done
+# nvcc -G for compute_100 and later also writes .debug_pubnames/.debug_pubtypes: two probes
+# (built on sm_100 and later only)
+for stem in dbg_calls dbg_struct; do
+    PWD=/proc/self/cwd nvcc -arch=compute_100 -G -ptx "$stem.cu" -o "../${stem}_G100.ptx"
+done
