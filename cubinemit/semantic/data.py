@@ -5,11 +5,11 @@ initialiser, linkage and the relocations inside its initialiser (by symbol name,
 variable's start). Offsets, section sizes and alignments, ``.nv.constant4`` and every symbol are
 derived here with the allocators of :mod:`cubinemit.alloc`.
 
-Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes): right after the first
-function's symbols, ptxas walks the variables visible first, then the others, each group in
-declaration order. A variable whose section does not exist yet creates it (with its section
-symbol); a non-visible variable gets its LOCAL symbol then, a visible one its GLOBAL symbol after
-the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
+Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes, tests/probes_weak):
+right after the first function's symbols, ptxas walks the variables visible and weak first, then
+the others, each group in declaration order. A variable whose section does not exist yet creates
+it (with its section symbol); a weak variable gets its WEAK symbol then, a non-visible one its
+LOCAL symbol, a visible one its GLOBAL symbol after the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
 right after the first ``.global`` variable, or before every variable when the first function
 calls an extern function (its address takes the first slot).
 
