@@ -415,7 +415,10 @@ def decompose_data(obj: ElfObject, module: Module) -> list[str]:
     externs = {id(y) for y in obj.symbols if _extern_data(y) and alloc_mode(module) is Mode.RELOCATABLE}
     mode = alloc_mode(module)
     # module .shared variables with symbols are walked too (-c and -g)
-    shared = {id(s) for s in obj.sections if not s.mercury and (s.name == DEBUG_SHARED or s.name.startswith(".nv.shared."))} if mode is not Mode.WHOLE_PROGRAM else set()
+    # (not ptxas's own reserved objects: sm_110's WEAK workaround variable is no module one)
+    shared = set()
+    if mode is not Mode.WHOLE_PROGRAM:
+        shared = {id(s) for s in obj.sections if not s.mercury and (s.name == DEBUG_SHARED or s.name.startswith(".nv.shared.")) and s.name != ".nv.shared.reserved.0"}
     visible, weak, internal = [], [], []
     walked_shared = []
     for y in symbol_order(obj):
