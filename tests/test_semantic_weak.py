@@ -59,7 +59,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 def test_probes_are_there():
     stems = {p.stem for p in PROBES}
     assert stems >= {"weak_global", "weak_global_init", "weak_const", "weak_shared_one", "weak_shared_two"}
-    assert stems >= {"weak_mixed", "weak_order", "weak_unused", "weak_extern", "weak_func", "weak_extern_rdc"}
+    assert stems >= {"weak_mixed", "weak_order", "weak_unused", "weak_extern", "weak_func", "weak_extern_rdc", "weak_lib_rdc"}
 
 
 def test_weak_roundtrip(corpus):
