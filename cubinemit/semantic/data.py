@@ -5,12 +5,12 @@ initialiser, linkage and the relocations inside its initialiser (by symbol name,
 variable's start). Offsets, section sizes and alignments, ``.nv.constant4`` and every symbol are
 derived here with the allocators of :mod:`cubinemit.alloc`.
 
-Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes, tests/probes_weak):
-right after the first function's symbols, ptxas walks the variables visible and weak first, then
-the others, each group in declaration order. A variable whose section does not exist yet creates
-it (with its section symbol); a weak variable gets its WEAK symbol then, a non-visible one its
-LOCAL symbol, a visible one its GLOBAL symbol after the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
-right after the first ``.global`` variable, or before every variable when the first function
+Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes,
+tests/probes_weak): right after the first function's symbols, ptxas walks the variables visible
+and weak first, then the others, each group in declaration order. A variable whose section does
+not exist yet creates it (with its section symbol); a weak variable gets its WEAK symbol then, a
+non-visible one its LOCAL symbol, a visible one its GLOBAL symbol after the first function's. In
+whole-program builds the global-address bank ``.nv.constant4`` is made right after the first ``.global`` variable, or before every variable when the first function
 calls an extern function (its address takes the first slot).
 
 Shared memory: a variable's users (the functions whose code references it) and its scope (the
@@ -324,8 +324,10 @@ def _extern_data(y: Symbol) -> bool:
 _LINKAGE_OF_BIND = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}
 #: the module data sections the walk makes (final names)
 _WALK_SECTIONS = (GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED)
-#: how many declaration orders of visible and weak variables :func:`walk_orders` may propose
+#: how many declaration orders of visible and weak variables :func:`walk_orders` may propose,
+#: and for how many variables at most (the search recurses once per variable)
 WEAK_ORDER_LIMIT = 2000
+WEAK_SEARCH_VARIABLES = 400
 
 
 def _walk_section(y: Symbol) -> str:
@@ -345,13 +347,16 @@ def walk_orders(obj: ElfObject, visible: Sequence[Symbol], weak: Sequence[Symbol
     if not weak:
         yield [y.name for y in visible]
         return
+    if len(visible) + len(weak) > WEAK_SEARCH_VARIABLES:
+        raise NotImplementedError(f"weak variables: {len(visible) + len(weak)} visible and weak variables are too many to search their declaration order")
+    weak_ids = {id(w) for w in weak}
     events: list[tuple[str, str]] = []
     for y in obj.symbols:  # LOCAL and WEAK ones in creation order
         if y.bind == STB_GLOBAL or y.section is None or y.section.mercury:
             continue
         if y.type == STT_SECTION and y.section.name in _WALK_SECTIONS:
             events.append(("sec", y.section.name))
-        elif y.type != STT_SECTION and y.bind == STB_WEAK and any(y is w for w in weak):
+        elif y.type != STT_SECTION and y.bind == STB_WEAK and id(y) in weak_ids:
             events.append(("weak", y.name))
     present = {name for kind, name in events if kind == "sec"}
     created: set[str] = set()
@@ -420,7 +425,7 @@ def decompose_data(obj: ElfObject, module: Module) -> list[str]:
     if mode is not Mode.WHOLE_PROGRAM:
         shared = {id(s) for s in obj.sections if not s.mercury and (s.name == DEBUG_SHARED or s.name.startswith(".nv.shared.")) and s.name != ".nv.shared.reserved.0"}
     visible, weak, internal = [], [], []
-    walked_shared = []
+    walked_shared = set()  # ids of the .shared ones (decompose_shared makes their objects)
     for y in symbol_order(obj):
         if id(y) in externs:
             visible.append(y)  # declared among the visible ones (below)
@@ -428,7 +433,7 @@ def decompose_data(obj: ElfObject, module: Module) -> list[str]:
         if y.section is None or y.type == STT_SECTION:
             continue
         if id(y.section) in shared and y.bind != STB_LOCAL and y.size and y.type in (1, 13):
-            walked_shared.append(y)
+            walked_shared.add(id(y))
             (visible if y.bind == STB_GLOBAL else weak).append(y)
             continue
         if id(y.section) not in sections:
@@ -439,17 +444,17 @@ def decompose_data(obj: ElfObject, module: Module) -> list[str]:
             visible.append(y)
         else:
             weak.append(y)
-    if not sections and not externs:
-        return [y.name for y in visible + weak]
     by_name = {y.name: y for y in visible + weak}
     orders = walk_orders(obj, visible, weak)
     first = next(orders, None)
     if first is None:
         raise NotImplementedError(f"weak variables: no declaration order of {', '.join(y.name for y in weak)} among the visible ones reproduces the data walk")
+    if not sections and not externs:
+        return first  # .shared ones only: -c lays none out, -g checks its rebuild (_check_debug_shared)
     kept = len(module.data)
     while True:
         try:
-            _decompose_data_in(obj, module, sections, externs, [by_name[n] for n in first if all(by_name[n] is not w for w in walked_shared)] + internal, _relocations)
+            _decompose_data_in(obj, module, sections, externs, [by_name[n] for n in first if id(by_name[n]) not in walked_shared] + internal, _relocations)
             if weak:
                 _check_constant4(obj, module)
             return first
