@@ -231,6 +231,8 @@ class DataObject:
     size: int
     align: int = 1
     init: bytes | None = None
+    #: "visible", "weak" (`.weak`: WEAK symbol, walked and laid out with the visible ones),
+    #: "static" (no linkage directive) or "extern"
     linkage: str = attrs.field(default="visible", validator=_check_linkage)
     #: functions that use it (shared-memory allocation needs the users)
     users: list[str] = attrs.field(factory=list)
