@@ -5,12 +5,12 @@ initialiser, linkage and the relocations inside its initialiser (by symbol name,
 variable's start). Offsets, section sizes and alignments, ``.nv.constant4`` and every symbol are
 derived here with the allocators of :mod:`cubinemit.alloc`.
 
-Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes): right after the first
-function's symbols, ptxas walks the variables visible first, then the others, each group in
-declaration order. A variable whose section does not exist yet creates it (with its section
-symbol); a non-visible variable gets its LOCAL symbol then, a visible one its GLOBAL symbol after
-the first function's. In whole-program builds the global-address bank ``.nv.constant4`` is made
-right after the first ``.global`` variable, or before every variable when the first function
+Creation order, measured on ptxas 13.0.88 (tests/probes_data, tests/alloc/probes,
+tests/probes_weak): right after the first function's symbols, ptxas walks the variables visible
+and weak first, then the others, each group in declaration order. A variable whose section does
+not exist yet creates it (with its section symbol); a weak variable gets its WEAK symbol then, a
+non-visible one its LOCAL symbol, a visible one its GLOBAL symbol after the first function's. In
+whole-program builds the global-address bank ``.nv.constant4`` is made right after the first ``.global`` variable, or before every variable when the first function
 calls an extern function (its address takes the first slot).
 
 Shared memory: a variable's users (the functions whose code references it) and its scope (the
@@ -61,7 +61,7 @@ from ..elf.constants import (
     SHT_NOBITS,
     SHT_PROGBITS,
 )
-from ..elf.constants import STB_GLOBAL, STB_LOCAL, STT_SECTION
+from ..elf.constants import STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_SECTION
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.order import symbol_order
 from ..errors import ModelError
@@ -130,6 +130,18 @@ def section_of(obj: DataObject) -> str:
     raise NotImplementedError(f"data object {obj.name!r} in .{obj.space} is not placed by the builder yet")
 
 
+#: the linkages ptxas walks (and lays out) first: visible variables and weak ones (`.weak`, nvcc's
+#: templated __device__/__shared__ variables under -rdc), one group in declaration order
+#: (tests/probes_weak weak_mixed, every target and mode: `.global g_s1; .weak .global g_w1;
+#: .visible .global g_v1; .weak .const c_w1` names g_w1 before .nv.constant3 is made, and the
+#: whole-program .nv.constant3, laid out unsorted, holds c_w1 before c_v1 before c_s1)
+WALKED_FIRST = ("visible", "weak")
+
+
+def walked_first(v: DataObject) -> bool:
+    return v.linkage in WALKED_FIRST
+
+
 def alloc_mode(module: Module) -> Mode:
     if module.options.get("compile_only"):
         return Mode.RELOCATABLE
@@ -141,14 +153,14 @@ def alloc_mode(module: Module) -> Mode:
 @attrs.frozen
 class DataPlan:
     """Every module variable's placement: section -> layout, the variables in walk order (visible
-    first, declaration order), and the .nv.constant4 slots (whole program)."""
+    and weak ones first, declaration order), and the .nv.constant4 slots (whole program)."""
 
     variables: tuple[DataObject, ...]
     layouts: dict[str, SectionLayout]
     constant4: tuple[str, ...]
 
     def walk(self) -> list[DataObject]:
-        return [v for v in self.variables if v.linkage == "visible"] + [v for v in self.variables if v.linkage != "visible"]
+        return [v for v in self.variables if walked_first(v)] + [v for v in self.variables if not walked_first(v)]
 
 
 def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | None = None) -> DataPlan:
@@ -164,15 +176,15 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
         if (d.space in ("global", "const") and d.linkage != "extern") or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")
     ]
     for v in variables:
-        if v.linkage not in ("visible", "static"):
+        if v.linkage not in ("visible", "weak", "static"):
             raise NotImplementedError(f"data object {v.name!r}: {v.linkage} variables are not placed by the builder yet")
         if v.init is not None and len(v.init) != v.size:
             raise ModelError(f"data object {v.name!r}: initialiser has {len(v.init)} bytes, size is {v.size}")
         for r in v.relocations:
             if not 0 <= r.offset < v.size:
                 raise ModelError(f"data object {v.name!r}: relocation at {r.offset:#x} lies outside its {v.size} bytes")
-    globals_ = layout_globals([GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables if v.space == "global"])
-    consts = layout_constant3([ConstVar(v.name, v.size, v.align, v.linkage == "visible") for v in variables if v.space == "const"], mode)
+    globals_ = layout_globals([GlobalVar(v.name, v.size, v.align, walked_first(v), v.init is not None) for v in variables if v.space == "global"])
+    consts = layout_constant3([ConstVar(v.name, v.size, v.align, walked_first(v)) for v in variables if v.space == "const"], mode)
     layouts = {GLOBAL_INIT: globals_.init, GLOBAL: globals_.uninit, CONSTANT3: consts}
     if shared is not None and DEBUG_SHARED in shared.sections:
         sec = shared.sections[DEBUG_SHARED]
@@ -185,7 +197,7 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
         declared = [f.name for f in module.functions]
         by_name = {f.name: f for f in module.functions}
         per_function = [sorted({c for c in by_name[n].calls if c in externs}, key=declared.index) for n in function_order]
-        gvars = [GlobalVar(v.name, v.size, v.align, v.linkage == "visible", v.init is not None) for v in variables if v.space == "global"]
+        gvars = [GlobalVar(v.name, v.size, v.align, walked_first(v), v.init is not None) for v in variables if v.space == "global"]
         slots = constant4_order(per_function, gvars)
     return DataPlan(tuple(variables), layouts, tuple(slots))
 
@@ -308,10 +320,95 @@ def _extern_data(y: Symbol) -> bool:
     return y.type == 13 and y.bind == STB_GLOBAL and y.section is None and y.shndx == 0 and (y.other & ~0x04) in _EXTERN_SPACES
 
 
-def decompose_data(obj: ElfObject, module: Module) -> None:
+#: the linkage of a defined variable's symbol, by binding
+_LINKAGE_OF_BIND = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}
+#: the module data sections the walk makes (final names)
+_WALK_SECTIONS = (GLOBAL_INIT, GLOBAL, CONSTANT3, CONSTANT4, DEBUG_SHARED)
+#: how many declaration orders of visible and weak variables :func:`walk_orders` may propose,
+#: and for how many variables at most (the search recurses once per variable)
+WEAK_ORDER_LIMIT = 2000
+WEAK_SEARCH_VARIABLES = 400
+
+
+def _walk_section(y: Symbol) -> str:
+    """The module data section the walk makes for the variable of ``y`` (a module .shared
+    variable privatised to a kernel under -g is walked in .nv_debug.shared)."""
+    if y.section is None:
+        raise ModelError(f"{y.name!r} is undefined")
+    return DEBUG_SHARED if y.section.name.startswith(".nv.shared.") else y.section.name
+
+
+def walk_orders(obj: ElfObject, visible: Sequence[Symbol], weak: Sequence[Symbol]) -> Iterator[list[str]]:
+    """Declaration orders of the visible and weak variables (each list in its own declaration
+    order) that reproduce the walk: ptxas walks them as one group, a visible variable making its
+    section, a weak one its section and its WEAK symbol, the first .global one .nv.constant4
+    (whole program); the section and weak symbols keep that order in .symtab. Weak variables as
+    early as the symbols allow first; at most :data:`WEAK_ORDER_LIMIT` orders."""
+    if not weak:
+        yield [y.name for y in visible]
+        return
+    if len(visible) + len(weak) > WEAK_SEARCH_VARIABLES:
+        raise NotImplementedError(f"weak variables: {len(visible) + len(weak)} visible and weak variables are too many to search their declaration order")
+    weak_ids = {id(w) for w in weak}
+    events: list[tuple[str, str]] = []
+    for y in obj.symbols:  # LOCAL and WEAK ones in creation order
+        if y.bind == STB_GLOBAL or y.section is None or y.section.mercury:
+            continue
+        if y.type == STT_SECTION and y.section.name in _WALK_SECTIONS:
+            events.append(("sec", y.section.name))
+        elif y.type != STT_SECTION and y.bind == STB_WEAK and id(y) in weak_ids:
+            events.append(("weak", y.name))
+    present = {name for kind, name in events if kind == "sec"}
+    created: set[str] = set()
+    start = 0
+    if events[:1] == [("sec", CONSTANT4)]:  # made before the walk: the first function calls an extern
+        created.add(CONSTANT4)
+        start = 1
+    found = 0
+
+    def steps(y: Symbol, made: set[str]) -> list[tuple[str, str]]:
+        if y.section is None:
+            return []  # -c: an extern variable, undefined (named with the visible ones)
+        out = []
+        sec = _walk_section(y)
+        if sec not in made:
+            made.add(sec)
+            if sec in present:
+                out.append(("sec", sec))
+        if y.bind == STB_WEAK:
+            out.append(("weak", y.name))
+        if sec in (GLOBAL, GLOBAL_INIT) and CONSTANT4 in present and CONSTANT4 not in made:
+            made.add(CONSTANT4)
+            out.append(("sec", CONSTANT4))
+        return out
+
+    def walk(i: int, j: int, at: int, made: set[str], order: list[str]) -> Iterator[list[str]]:
+        nonlocal found
+        if i == len(visible) and j == len(weak):
+            found += 1
+            yield list(order)
+            return
+        nexts = ([(weak[j], i, j + 1)] if j < len(weak) else []) + ([(visible[i], i + 1, j)] if i < len(visible) else [])
+        for y, ni, nj in nexts:
+            if found >= WEAK_ORDER_LIMIT:
+                return
+            nxt = set(made)
+            expect = steps(y, nxt)
+            if events[at : at + len(expect)] != expect:
+                continue
+            order.append(y.name)
+            yield from walk(ni, nj, at + len(expect), nxt, order)
+            order.pop()
+
+    yield from walk(0, 0, start, created, [])
+
+
+def decompose_data(obj: ElfObject, module: Module) -> list[str]:
     """The module's ``.global``/``.const`` variables from their symbols and section bytes, in the
-    order ptxas walked them (visible ones as .symtab names them, then the others), with the
-    relocations of their initialisers and alignments the layout rule reproduces."""
+    order ptxas walked them (visible and weak ones in one declaration order that reproduces the
+    walk, then the others), with the relocations of their initialisers and alignments the
+    layout rule reproduces. Returns the declaration order of every visible and weak variable
+    (.shared ones of -c and -g builds included), for :func:`decompose_shared`."""
     from .decompose import _relocations
 
     sections = {}
@@ -321,24 +418,73 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
         if s.name in (GLOBAL_INIT, GLOBAL, CONSTANT3):
             sections[id(s)] = s
     externs = {id(y) for y in obj.symbols if _extern_data(y) and alloc_mode(module) is Mode.RELOCATABLE}
-    if not sections and not externs:
-        return
-    visible, internal = [], []
+    mode = alloc_mode(module)
+    # module .shared variables with symbols are walked too (-c and -g)
+    # (not ptxas's own reserved objects: sm_110's WEAK workaround variable is no module one)
+    shared = set()
+    if mode is not Mode.WHOLE_PROGRAM:
+        shared = {id(s) for s in obj.sections if not s.mercury and (s.name == DEBUG_SHARED or s.name.startswith(".nv.shared.")) and s.name != ".nv.shared.reserved.0"}
+    visible, weak, internal = [], [], []
+    walked_shared = set()  # ids of the .shared ones (decompose_shared makes their objects)
     for y in symbol_order(obj):
         if id(y) in externs:
             visible.append(y)  # declared among the visible ones (below)
             continue
-        if y.section is None or id(y.section) not in sections or y.type == STT_SECTION:
+        if y.section is None or y.type == STT_SECTION:
+            continue
+        if id(y.section) in shared and y.bind != STB_LOCAL and y.size and y.type in (1, 13):
+            walked_shared.add(id(y))
+            (visible if y.bind == STB_GLOBAL else weak).append(y)
+            continue
+        if id(y.section) not in sections:
             continue
         if y.bind == STB_LOCAL:
             internal.append(y)
         elif y.bind == STB_GLOBAL:
             visible.append(y)
         else:
-            raise NotImplementedError(f"data symbol {y.name!r}: weak variables are not modelled yet")
+            weak.append(y)
+    by_name = {y.name: y for y in visible + weak}
+    orders = walk_orders(obj, visible, weak)
+    first = next(orders, None)
+    if first is None:
+        raise NotImplementedError(f"weak variables: no declaration order of {', '.join(y.name for y in weak)} among the visible ones reproduces the data walk")
+    if not sections and not externs:
+        return first  # .shared ones only: -c lays none out, -g checks its rebuild (_check_debug_shared)
+    kept = len(module.data)
+    while True:
+        try:
+            _decompose_data_in(obj, module, sections, externs, [by_name[n] for n in first if id(by_name[n]) not in walked_shared] + internal, _relocations)
+            if weak:
+                _check_constant4(obj, module)
+            return first
+        except NotImplementedError:
+            if not weak:
+                raise
+            del module.data[kept:]
+            first = next(orders, None)
+            if first is None:
+                raise NotImplementedError(f"weak variables: no declaration order of {', '.join(y.name for y in weak)} among the visible ones reproduces the data layout") from None
+
+
+def _check_constant4(obj: ElfObject, module: Module) -> None:
+    """Whole program: the .global variables hold their .nv.constant4 slots in walk order."""
+    bank = next((s for s in obj.sections if not s.mercury and s.name == CONSTANT4), None)
+    if bank is None:
+        return
+    relocs = [r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs]
+    names = {d.name for d in module.data if d.space == "global"}
+    slots = [r.symbol.name for r in sorted(relocs, key=lambda r: r.offset) if r.symbol is not None and r.symbol.name in names]
+    walk = [d.name for d in module.data if d.space == "global" and walked_first(d)] + [d.name for d in module.data if d.space == "global" and not walked_first(d)]
+    if slots != walk:
+        raise NotImplementedError(".nv.constant4: the slots of the .global variables are not in this walk order")
+
+
+def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Section], externs: set[int], walked: list[Symbol], _relocations: Callable) -> None:  # type: ignore[type-arg]
+    """:func:`decompose_data` for one declaration order ``walked`` (visible and weak, then the others)."""
     by_section: dict[int, list[DataObject]] = {}
     placed: dict[int, list[tuple[str, int, int]]] = {}
-    for y in visible + internal:
+    for y in walked:
         if id(y) in externs:
             # -c: an extern .global/.const variable (defined in another translation unit) is an
             # undefined GLOBAL STT_CUDA_OBJECT marked with its space, of its declared size,
@@ -347,7 +493,7 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
             continue
         s = y.section
         init = None if s.name == GLOBAL else bytes(s.data[y.value : y.value + y.size])
-        v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage="visible" if y.bind == STB_GLOBAL else "static", managed=bool(y.other & 0x04))
+        v = DataObject(name=y.name, space="const" if s.name == CONSTANT3 else "global", size=y.size, init=init, linkage=_LINKAGE_OF_BIND[y.bind], managed=bool(y.other & 0x04))
         by_section.setdefault(id(s), []).append(v)
         placed.setdefault(id(s), []).append((y.name, y.value, y.size))
         module.data.append(v)
@@ -365,9 +511,9 @@ def decompose_data(obj: ElfObject, module: Module) -> None:
 
         def relayout(aligns: dict[str, int], s: Section = s, variables: list[DataObject] = variables) -> bool:
             if s.name == CONSTANT3:
-                layout = layout_constant3([ConstVar(v.name, v.size, aligns[v.name], v.linkage == "visible") for v in variables], mode)
+                layout = layout_constant3([ConstVar(v.name, v.size, aligns[v.name], walked_first(v)) for v in variables], mode)
             else:
-                both = layout_globals([GlobalVar(v.name, v.size, aligns[v.name], v.linkage == "visible", v.init is not None) for v in variables])
+                both = layout_globals([GlobalVar(v.name, v.size, aligns[v.name], walked_first(v), v.init is not None) for v in variables])
                 layout = both.init if s.name == GLOBAL_INIT else both.uninit
             return dict(layout.offsets) == starts and layout.align == s.addralign
 
@@ -401,7 +547,8 @@ def _shared_module(module: Module) -> SharedModule | None:
     shared = [d for d in module.data if d.space == "shared"]
     if not shared:
         return None
-    scope = {"visible": SharedScope.VISIBLE, "extern": SharedScope.EXTERN}
+    # a weak module variable is listed with the visible ones (walked with them)
+    scope = {"visible": SharedScope.VISIBLE, "weak": SharedScope.VISIBLE, "extern": SharedScope.EXTERN}
     variables = [SharedVar(d.name, d.size, d.align, scope.get(d.linkage, SharedScope.INTERNAL)) for d in shared if d.scope is None]
     defined = {f.name for f in module.functions if f.linkage != "extern"}
     functions = []
@@ -432,7 +579,7 @@ def _call_closure(funcs: Mapping[str, Function], name: str) -> set[str]:
     return seen
 
 
-def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None, walk_stop: str | None = None) -> None:
+def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None, walk_stop: str | None = None, walk: Sequence[str] = ()) -> None:
     """Whole-program shared memory: ptxas privatises what each kernel reaches and keeps no
     symbol, so a kernel's static shared memory is one object of its section's size past the
     reserved base and of its alignment (what a backend that placed its own variables knows).
@@ -454,11 +601,11 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
     mode = alloc_mode(module)
     if mode is Mode.RELOCATABLE:
         _decompose_relocatable_shared(obj, module, sections + debug)
-        _declaration_order(obj, module)
+        _declaration_order(obj, module, walk)
         return
     if mode is Mode.DEBUG:
         _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget, walk_stop)
-        _declaration_order(obj, module)
+        _declaration_order(obj, module, walk)
         return
     if debug:
         raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
@@ -489,19 +636,22 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
 
 
-def _declaration_order(obj: ElfObject, module: Module) -> None:
+def _declaration_order(obj: ElfObject, module: Module, walk: Sequence[str] = ()) -> None:
     """-c and -g: ptxas walks module .shared variables with the .global and .const ones, in
     declaration order (`.shared m1; .global gout; .const c1; .shared m2` -g and -c:
     `.nv_debug.shared m1 .nv.global gout .nv.constant3 c1 m2`): the module variables that
-    have symbols take their places by symbol creation order; the others (unnamed dropped
-    variables, externs, function-scope ones) keep theirs."""
+    have symbols take their places by symbol creation order, the visible and weak ones (named
+    apart: visible ones late) by ``walk``, their declaration order from :func:`decompose_data`,
+    after the others; the others (unnamed dropped variables, externs, function-scope ones) keep
+    theirs."""
     index = {y.name: i for i, y in enumerate(obj.symbols) if y.type != STT_SECTION and y.name}
     slots = [
         i
         for i, d in enumerate(module.data)
         if d.name in index and (d.space in ("global", "const") or (d.space == "shared" and d.scope is None and d.linkage != "extern"))
     ]
-    ordered = sorted((module.data[i] for i in slots), key=lambda d: index[d.name])
+    first = {n: i for i, n in enumerate(walk)}
+    ordered = sorted((module.data[i] for i in slots), key=lambda d: (1, first[d.name]) if d.name in first else (0, index[d.name]))
     for i, d in zip(slots, ordered):
         module.data[i] = d
 
@@ -554,11 +704,11 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             continue
         if y.section is None or id(y.section) not in ids or y.type == STT_SECTION:
             continue
-        if y.bind not in (STB_LOCAL, STB_GLOBAL):
-            raise NotImplementedError(f"shared symbol {y.name!r}: weak variables are not modelled yet")
         if y.section.name.startswith(".nv.shared."):
             scope = y.section.name[len(".nv.shared.") :]
-        elif y.bind == STB_GLOBAL:
+        elif y.bind != STB_LOCAL:
+            # visible and weak module variables (-c puts a weak one in .nv_debug.shared too,
+            # named in the walk: tests/probes_weak weak_shared_one)
             scope = None
         elif y.name.startswith("$__"):
             scope = current  # function scope: -c names them $__<name>__<PTX line>
@@ -568,7 +718,7 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             scope = current
         else:
             scope = None
-        d = DataObject(y.name, "shared", y.size, y.value, None, "visible" if y.bind == STB_GLOBAL else "static", users=users.get(y.name, []), scope=scope)
+        d = DataObject(y.name, "shared", y.size, y.value, None, _LINKAGE_OF_BIND[y.bind], users=users.get(y.name, []), scope=scope)
         (visible if y.bind == STB_GLOBAL else internal).append(d)
     # extern (dynamic) .shared stays undefined; the linker places it (alignment not recorded)
     extern = [DataObject(y.name, "shared", 0, 1, None, "extern", users=users.get(y.name, [])) for y in externs]
@@ -716,25 +866,25 @@ def _decompose_debug_shared(
             # coloured (shared by several kernels, or only by functions no kernel calls): a
             # module variable is named in the data walk (late when visible), a device function's
             # variable right after its code section; module variables' users are inferred below
-            if y.bind == STB_GLOBAL or y.name in walk:
+            if y.bind != STB_LOCAL or y.name in walk:
                 scope, users = None, []
             elif current in device:
                 scope, users = current, [current]
             else:
                 raise NotImplementedError(f"-g: {y.name!r} is coloured in .nv_debug.shared but named in kernel {current!r}")
-            objects.append(DataObject(y.name, "shared", y.size, 1, None, "visible" if y.bind == STB_GLOBAL else "static", users=users, scope=scope))
+            objects.append(DataObject(y.name, "shared", y.size, 1, None, _LINKAGE_OF_BIND[y.bind], users=users, scope=scope))
             coloured[y.name] = y.value
             continue
         if not y.section.name.startswith(".nv.shared.") or y.section.name == ".nv.shared.reserved.0":
             continue
         kernel = y.section.name[len(".nv.shared.") :]
-        if y.bind == STB_GLOBAL or y.name in walk:  # visible ones are module-scope, named late
+        if y.bind != STB_LOCAL or y.name in walk:  # visible (named late) and weak ones are module-scope
             scope, users = None, [kernel]  # privatised: this kernel reaches it
         elif current in device:
             scope, users = current, [current]  # a device function's, reached by this kernel only
         else:
             scope, users = kernel, [kernel] if y.name not in unused else []
-        linkage = "visible" if y.bind == STB_GLOBAL else "static"
+        linkage = _LINKAGE_OF_BIND[y.bind]
         objects.append(DataObject(y.name, "shared", y.size, 1, None, linkage, users=users, scope=scope))
         placed.setdefault(kernel, []).append((y.name, y.value - base, y.size))
     by_name = {d.name: d for d in objects}

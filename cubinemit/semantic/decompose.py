@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -501,7 +502,7 @@ def decompose(obj: ElfObject) -> Module:
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     from .data import decompose_data, decompose_shared
 
-    decompose_data(obj, module)  # before the call facts: tables of function addresses order X
+    walk = decompose_data(obj, module)  # before the call facts: tables of function addresses order X
     _call_facts(obj, module, whole_program)
     if module.device_debug:
         _check_late_banks(obj, module)
@@ -510,7 +511,7 @@ def decompose(obj: ElfObject) -> Module:
     pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
     shared_error: NotImplementedError | None = None
     try:
-        decompose_shared(obj, module)
+        decompose_shared(obj, module, walk=walk)
     except NotImplementedError as exc:
         if not module.device_debug or module.options.get("compile_only"):
             raise
@@ -542,7 +543,7 @@ def decompose(obj: ElfObject) -> Module:
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
-        _settle_debug_shared(obj, module, pre_shared, later, shared_error)
+        _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
     if module.options.get("compile_only") and not module.device_debug and obj.sm >= 90:
         _check_relocatable_asks(obj, module)
     return module
@@ -592,7 +593,7 @@ PHANTOM_REBUILDS = 64
 PHANTOM_SEARCH_STEPS = 400_000
 
 
-def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None) -> None:
+def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject], tail: list[DataObject], error: NotImplementedError | None, walk: Sequence[str] = ()) -> None:
     """-g: check the shared memory decomposed (:func:`_check_debug_shared`); where it is not
     reproduced, try again assuming .shared variables that ptxas dropped because no function
     references them (one, then two device functions': :func:`cubinemit.semantic.data.
@@ -632,7 +633,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
             else:
                 f.facts["shared_named_first"] = named_first[f.name]
         try:
-            decompose_shared(obj, module, phantoms, budget, stop)
+            decompose_shared(obj, module, phantoms, budget, stop, walk)
         except NotImplementedError:
             continue
         module.data += tail

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..arch import facts, family_of, Family
 from ..elf.constants import (
     ET_EXEC,
+    STB_WEAK,
     ET_REL,
     SHT_CUDA_CONSTANT,
     SHT_CUDA_SHARED,
@@ -56,7 +57,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, plan as plan_data, section_of, shared_layout
+from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -907,38 +908,48 @@ class _Emitter:
         self.data_block()
 
     def data_block(self) -> None:
-        """Module variables, visible ones first, each group in declaration order: a variable's
-        section is made (with its section symbol) when the first variable needs it, a
-        non-visible variable gets its LOCAL symbol now. Whole program: .nv.constant4 comes
-        first when the first function calls an extern function, else right after the first
-        .global variable."""
+        """Module variables, visible and weak ones first, each group in declaration order: a
+        variable's section is made (with its section symbol) when the first variable needs it, a
+        weak or non-visible variable gets its WEAK or LOCAL symbol now. Whole program:
+        .nv.constant4 comes first when the first function calls an extern function, else right
+        after the first .global variable."""
         self.visible_walk()
         p = self.plan
         if p is None:
             return
         for v in p.walk():
-            if v.linkage != "visible":
-                name = section_of(v)
-                self.data_section(name)
-                if self.dropped(v):
-                    continue
-                section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
-                late = None
-                if v.space == "shared" and self.shared is not None:
-                    # -g: a module variable one kernel reaches lives in that kernel's section
-                    # (shared_dynamic -g: s_static in .nv.shared.k_dyn)
-                    where, value = self.shared.symbols[v.name]
-                    section, late = self.shared_home(where, section)
-                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x0D if self.rel else 0x01, other=self.space_mark(v), section=section, value=value, size=v.size)
-                if late is not None:
-                    self.late_shared.append((self.data_symbols[v.name], late))
-                self.place(v)  # .nv.constant4 after the first .global variable's symbol
+            if not walked_first(v):
+                self.walked_symbol(v)
         if self.debug and not self.rel and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
             # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
             # non-visible variables, whatever their declaration order (realistic -g:
             # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
             # module variable walked earlier made the section already, shared_dynamic -g)
             self.data_section(DEBUG_SHARED)
+
+    def walked_symbol(self, v: DataObject) -> None:
+        """Name ``v`` where the data walk reaches it: its section first (made if needed), then
+        its symbol, LOCAL for a non-visible variable, WEAK for a weak one (`.weak .global`:
+        STT_OBJECT 0x21, or STT_CUDA_OBJECT 0x2d marked with its space in relocatable output,
+        tests/probes_weak), then .nv.constant4 after the first .global variable."""
+        p = self.plan
+        assert p is not None
+        name = section_of(v)
+        self.data_section(name)
+        if self.dropped(v):
+            return
+        section, value = self.data_sections[name], p.layouts[name].offsets.get(v.name, 0) if name in p.layouts else 0
+        late = None
+        if v.space == "shared" and self.shared is not None:
+            # -g: a module variable one kernel reaches lives in that kernel's section
+            # (shared_dynamic -g: s_static in .nv.shared.k_dyn)
+            where, value = self.shared.symbols[v.name]
+            section, late = self.shared_home(where, section)
+        bind = STB_WEAK << 4 if v.linkage == "weak" else 0
+        self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=bind | (0x0D if self.rel else 0x01), other=self.space_mark(v), section=section, value=value, size=v.size)
+        if late is not None:
+            self.late_shared.append((self.data_symbols[v.name], late))
+        self.place(v)  # .nv.constant4 after the first .global variable's symbol
 
     def dropped(self, v: DataObject) -> bool:
         """-g: a .shared variable no function references. ptxas drops it, but walks it first: a
@@ -968,7 +979,8 @@ class _Emitter:
 
     def visible_walk(self) -> None:
         """The extern-function slots, then the sections of the visible variables (their
-        symbols are named with the GLOBAL ones); once."""
+        symbols are named with the GLOBAL ones) and, in the same declaration-order walk, the
+        weak variables with their symbols (sm_110: before the workaround object); once."""
         p = self.plan
         if p is None or self.walked:
             return
@@ -977,6 +989,8 @@ class _Emitter:
         for v in p.walk():
             if v.linkage == "visible":
                 self.place(v)
+            elif v.linkage == "weak":
+                self.walked_symbol(v)
 
 
     def place(self, v: DataObject) -> None:

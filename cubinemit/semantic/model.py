@@ -231,6 +231,8 @@ class DataObject:
     size: int
     align: int = 1
     init: bytes | None = None
+    #: "visible", "weak" (`.weak`: WEAK symbol, walked and laid out with the visible ones),
+    #: "static" (no linkage directive) or "extern"
     linkage: str = attrs.field(default="visible", validator=_check_linkage)
     #: functions that use it (shared-memory allocation needs the users)
     users: list[str] = attrs.field(factory=list)
@@ -254,6 +256,13 @@ class DebugSection:
     #: location lists naming a label optimized away): ptxas names each as an undefined local
     #: symbol and drops the relocation
     labels: list[str] = attrs.field(factory=list)
+
+
+def _data_linkage(name: str, visible: bool, weak: bool) -> str:
+    """The linkage of a variable the builder declares: ``.visible``, ``.weak`` or neither."""
+    if visible and weak:
+        raise ModelError(f"data object {name!r} cannot be both visible and weak")
+    return "visible" if visible else "weak" if weak else "static"
 
 
 @attrs.define
@@ -345,19 +354,31 @@ class Module:
         self.functions.append(fn)
         return fn
 
-    def add_global(self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, relocations: list[Relocation] | None = None) -> DataObject:
-        """Append a module ``.global`` variable (``init`` None: uninitialised, in .nv.global)."""
-        return self._add_data(DataObject(name, "global", size, align, init, "visible" if visible else "static", relocations=list(relocations or ())))
+    def add_global(
+        self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, weak: bool = False, relocations: list[Relocation] | None = None
+    ) -> DataObject:
+        """Append a module ``.global`` variable (``init`` None: uninitialised, in .nv.global);
+        ``weak`` for ``.weak .global`` (nvcc's templated __device__ variables under -rdc)."""
+        return self._add_data(DataObject(name, "global", size, align, init, _data_linkage(name, visible, weak), relocations=list(relocations or ())))
 
-    def add_constant(self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, relocations: list[Relocation] | None = None) -> DataObject:
+    def add_constant(
+        self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, weak: bool = False, relocations: list[Relocation] | None = None
+    ) -> DataObject:
         """Append a module ``.const`` variable (``__constant__``; zero-filled without ``init``)."""
-        return self._add_data(DataObject(name, "const", size, align, init if init is not None else bytes(size), "visible" if visible else "static", relocations=list(relocations or ())))
+        return self._add_data(DataObject(name, "const", size, align, init if init is not None else bytes(size), _data_linkage(name, visible, weak), relocations=list(relocations or ())))
 
-    def add_shared(self, name: str, size: int, *, align: int = 1, users: list[str] | None = None, scope: str | None = None, visible: bool = False, extern: bool = False) -> DataObject:
+    def add_shared(
+        self, name: str, size: int, *, align: int = 1, users: list[str] | None = None, scope: str | None = None, visible: bool = False, weak: bool = False, extern: bool = False
+    ) -> DataObject:
         """Append a ``.shared`` variable: module scope (``scope`` None; ``extern`` for dynamic
-        shared memory, size 0) or declared in function ``scope``; ``users`` are the functions
-        whose code references it."""
-        linkage = "extern" if extern else "visible" if visible else "static"
+        shared memory, size 0; ``weak`` for ``.weak .shared``, a templated kernel's __shared__
+        array under -rdc) or declared in function ``scope``; ``users`` are the functions whose
+        code references it."""
+        if extern and (visible or weak):
+            raise ModelError(f"extern shared variable {name!r} cannot be visible or weak")
+        if scope is not None and (visible or weak):
+            raise ModelError(f"function-scope shared variable {name!r} cannot be visible or weak")
+        linkage = "extern" if extern else _data_linkage(name, visible, weak)
         obj = DataObject(name, "shared", size, align, None, linkage, users=list(users or ()), scope=scope)
         if extern:
             if size != 0:
