@@ -34,6 +34,19 @@ def test_rename_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
     assert build(module) == want
 
 
+@pytest.mark.parametrize("target", ("sm_80", "sm_86", "sm_89"))  # FP64 literal banks: below sm_90
+def test_rename_kernel_with_constant_objects_matches_ptxas(ptxas_ok, tmp_path, target):
+    """-c: a kernel's FP64 literals become LOCAL objects named after it
+    (``<kernel>.const_opt.<start>.<end>``), renamed with it (tests/probes_rw4 late_call_80)."""
+    src = oracle.PROBES.parent / "probes_rw4" / "late_call_80.ptx"
+    text, old = src.read_text(), "_Z11k_late_fp64P13__nv_bfloat16PKd"
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, "c")))
+    assert any(r.symbol.startswith(old + ".const_opt.") for r in module.function(old).relocations if r.symbol)
+    module.rename_function(old, "k_fp64_renamed")
+    want = _compile(tmp_path / "edited", src.stem, re.sub(rf"\b{old}\b", "k_fp64_renamed", text), target, "c")
+    assert build(module) == want
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
     text = (oracle.PROBES / "func_calls.ptx").read_text()

@@ -36,10 +36,14 @@ SPACES = ("global", "const", "shared", "local", "tex", "surf", "sampler")
 
 def _renamed(value: object, old: str, new: str) -> object:
     """``value`` with the function name ``old`` replaced by ``new`` wherever it names it: a whole
-    string, or one part of a whole-program copy's ``$kernel$callee``."""
+    string, one part of a whole-program copy's ``$kernel$callee``, or the owner of a -c
+    ``<f>.const_opt.<start>.<end>`` object."""
     if isinstance(value, str):
         if value == old:
             return new
+        if value.startswith(old + ".const_opt."):
+            # -c compiler-constant objects are named after their function: <f>.const_opt.<a>.<b>
+            return new + value[len(old) :]
         if value.startswith("$") and value.count("$") >= 2:
             kernel, callee = value[1:].split("$", 1)
             return f"${new if kernel == old else kernel}${new if callee == old else callee}"
@@ -510,8 +514,7 @@ class Module:
             f.address_taken = [new if c == old else c for c in f.address_taken]
             f.capsule_symbols = [(_renamed(n, old, new), v, sz) for n, v, sz in f.capsule_symbols]  # type: ignore[misc]
             for r in [*f.relocations, *f.constant_relocations]:
-                if r.symbol == old:
-                    r.symbol = new
+                r.symbol = _renamed(r.symbol, old, new)  # type: ignore[assignment]
             f.inlined = [(new if n == old else n, o, s) for n, o, s in f.inlined]
         for d in self.data:
             d.users = [new if u == old else u for u in d.users]
