@@ -136,6 +136,7 @@ ORDER_L: tuple[_Slot, ...] = (
     EIAttr.KPARAM_INFO,
     EIAttr.KPARAM_INFO_V2,
     EIAttr.TOOLS_PATCH_FUNC,
+    EIAttr.RESERVED_SMEM_USED,  # code reading %reserved_smem_offset_<n> (probes/reserved_smem_read)
     EIAttr.WMMA_USED,
     EIAttr.MAXREG_COUNT,
     EIAttr.NUM_BARRIERS,

@@ -99,9 +99,10 @@ def _sw_war(t: Target) -> tuple[Emission, int | None, str]:
 def _reserved_smem(t: Target) -> tuple[Emission, int | None, str]:
     if t.sm == 110:
         return _EVERY, None, "sm_110 marks every entry RESERVED_SMEM_USED"
-    if t.sm in (100, 103) and t.variant:
-        return _USED, None, "sm_100a/f, sm_103a/f: kernels with tcgen05.alloc"
-    return _NEVER, None, "only sm_100a/f, sm_103a/f (tcgen05) and sm_110"
+    # kernels with tcgen05.alloc (sm_100a/f, sm_103a/f), and on every target code that reads
+    # %reserved_smem_offset_<n>: cooperative_groups for compute_80+ (nvcc -G realistic.cu,
+    # sm_80/sm_90/sm_120; tests/probes_rw/realistic_G80)
+    return _USED, None, "functions whose code uses reserved shared memory"
 
 
 def _tcgen05(t: Target) -> tuple[Emission, int | None, str]:

@@ -239,6 +239,16 @@ def test_plain_kernel_recipes() -> None:
     assert U32Value(EIAttr.SW_WAR, 0) in recs and HalfValue(EIAttr.MERCURY_ISA_VERSION, 0x0101) in recs
 
 
+@pytest.mark.parametrize("target", ["sm_80", "sm_89", "sm_90", "sm_120"])
+def test_reserved_smem_is_accepted_everywhere(target: str) -> None:
+    """Code reading %reserved_smem_offset_<n> (compute_80+ cooperative_groups under nvcc -G)
+    marks RESERVED_SMEM_USED on every target, before WMMA_USED (measured: ptxas 13.0.88 on
+    sm_80-121, tests/probes_rw/realistic_G80 and a wmma + reserved-SMEM probe)."""
+    k = FunctionFacts("k", is_kernel=True, reserved_smem=True, wmma_used=True)
+    names = _attrs(build_function_info(target, ModuleFacts(target), k))
+    assert names.index(EIAttr.RESERVED_SMEM_USED) < names.index(EIAttr.WMMA_USED)
+
+
 @pytest.mark.parametrize(
     ("target", "changes", "words"),
     [
@@ -247,7 +257,7 @@ def test_plain_kernel_recipes() -> None:
         ("sm_75", {"num_mbarriers": 1}, "NUM_MBARRIERS is not accepted by sm_75"),
         ("sm_90", {"tcgen05_1cta": True}, "TCGEN05_1CTA_USED is not accepted by sm_90"),
         ("sm_100", {"at_entry_fragments": (6,)}, "AT_ENTRY_FRAGMENTS is not accepted by sm_100"),
-        ("sm_120", {"reserved_smem": True}, "RESERVED_SMEM_USED is not accepted by sm_120"),
+        ("sm_120", {"tcgen05_2cta": True}, "TCGEN05_2CTA_USED is not accepted by sm_120"),
         ("sm_90", {"maxntid": (64,), "reqntid": (64,)}, ".maxntid and .reqntid"),
         ("sm_90", {"cluster_dims": (2,), "max_cluster_rank": 2}, ".reqnctapercluster and .maxclusterrank"),
         ("sm_100a", {"tcgen05_1cta": True, "tcgen05_2cta": True}, "cta_group"),
