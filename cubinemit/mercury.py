@@ -1082,10 +1082,12 @@ def derive_merc_relocations(
         return [(o, idx(s), t, a) for o, s, t, a in rel]
     funcs_by_name = {y.name: y for y in obj.symbols if y.type == STT_FUNC}
     if tname in facts.code_pointers:
-        # the original's relocations in their order, then the code pointers variable by
-        # variable in symbol (declaration) order, each from its last pointer back
-        # (global_tables sm_100a: g_values+8 at 0, g_name+2, g_name, then $k$dbl, $k$inc;
-        # virtual_shapes: the vtables of Shape, Square, Circle although Circle's is placed first)
+        # every relocation, the original's and the code pointers', variable by variable in
+        # symbol (declaration) order, each from its last word back: ptxas makes them walking
+        # the variables from the last declared, each from its first word, and lists them last
+        # made first (global_tables sm_100a: g_values+8 at 0, g_name+2, g_name, then $k$dbl,
+        # $k$inc; declared g_ops first, $k$dbl and $k$inc come first; virtual_shapes: the
+        # vtables of Shape, Square, Circle although Circle's is placed first)
         rel = [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
         owners = [(n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
 
@@ -1093,7 +1095,7 @@ def derive_merc_relocations(
             return next((n for n, lo, hi in owners if lo <= offset < hi), len(owners))
 
         pointers = [(o, idx(funcs_by_name[f]), _M["PROG_REL64"], 0) for o, f in facts.code_pointers[tname]]
-        return rel + sorted(pointers, key=lambda e: (owner(e[0]), -e[0]))
+        return sorted(rel + pointers, key=lambda e: (owner(e[0]), -e[0]))
     if tname.startswith(".nv.constant0."):
         start = _index_area(obj, target)
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]

@@ -1168,9 +1168,18 @@ class _Emitter:
                 addend = None if self.family is Family.LEGACY else 0
                 # one R_CUDA_64 per slot, listed from the last slot back
                 relocs = [Relocation(8 * i, R_CUDA_64, slot, addend) for i, slot in reversed(list(enumerate(p.constant4)))]
+                rela_first = False
             else:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
+                # ptxas makes the initialisers' relocations walking the variables from the
+                # last declared back, each from its first element: a pointer with an offset
+                # (generic(x)+8) asks .rela, any other .rel, and the first one met asks first
+                # (global_tables: compute_75 PTX declares g_ops = {f, g} last, `.rel .rela`;
+                # compute_100 PTX g_ptr = generic(g_values)+8 last, `.rela .rel`; every target;
+                # tests/probes_data init_*_last)
+                last = next((v for v in reversed(p.variables) if v.name in lay.offsets and v.relocations), None)
+                rela_first = last is not None and bool(min(last.relocations, key=lambda r: r.offset).addend)
             if not relocs:
                 # function addresses ptxas resolved itself: the relocation sections it asked,
                 # dropped or kept empty (decompose._resolved_data_relocations)
@@ -1178,13 +1187,15 @@ class _Emitter:
                 self.ask_relocations(sec, [(str(kind), [] if stays else None) for kind, stays in asks])
                 continue
             if self.family is Family.LEGACY:
-                # below sm_90 a pointer with an offset (generic(x)+8) goes to .rela, made after
-                # .rel when there is one (global_tables sm_75; alone when every pointer has
-                # an offset, tests/probes_data gptr_addend)
+                # below sm_90 a pointer with an offset goes to .rela, the others to .rel, both
+                # kept (alone when every pointer has an offset, tests/probes_data gptr_addend)
                 rel, rela = _split(relocs)
-                self.ask_relocations(sec, [(kind, entries) for kind, entries in ((".rel", rel), (".rela", rela)) if entries])
+                asks = [(kind, entries) for kind, entries in ((".rel", rel), (".rela", rela)) if entries]
+                self.ask_relocations(sec, asks[::-1] if rela_first else asks)
             elif any(not r.addend for r in relocs):
-                self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])  # sm_90+: .rel dropped
+                # sm_90+: every entry ends in .rela, the .rel asked is dropped
+                asks = [(".rel", None), (".rela", relocs)]
+                self.ask_relocations(sec, asks[::-1] if rela_first else asks)
             else:
                 self.ask_relocations(sec, [(".rela", relocs)])
 
