@@ -62,7 +62,7 @@ make them static for the order: a builtin stays a non-static root created in its
 body (printf_switch -c: ``[__internal_accurate_pow, _Z5helloi, __cuda_sm20_div_rn_f64_full,
 _Z4calc…]`` with the static declared first; cluster_sm90_90 -c on sm_90+; tests/probes_builtin,
 every target), so a reader of a cubin tells them from static functions by name
-(``__cuda_sm<N>_``, semantic.decompose.is_builtin_name).
+(``__cuda_sm<N>_``, :func:`is_builtin_name`).
 
 ``.nv.callgraph`` (whole program: only kernel -> extern edges, kernels in order, each one's
 externs (its inlined callees' included) from its last call site backwards; the other three lists
@@ -91,6 +91,7 @@ appended on sm_80 and later (none on sm_75).
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, get_args
 
@@ -591,6 +592,38 @@ def callgraph(
     )
 
 
+#: the names of the functions ptxas injects for some instructions (``div.rn.f64`` calls
+#: ``__cuda_sm20_div_rn_f64_full``, cooperative-group barriers ``__cuda_sm70_barrier_sync_0``...;
+#: :data:`BUILTIN_FOR_OP`): ``__cuda_sm<N>_``, ``__cuda_sm3x_``
+_BUILTIN_NAME = re.compile(r"^__cuda_sm(\d+|\dx)_")
+
+
+def is_builtin_name(name: str) -> bool:
+    """Whether ``name`` is one of ptxas's injected builtins (see :data:`_BUILTIN_NAME`)."""
+    return _BUILTIN_NAME.match(name) is not None
+
+
+#: the sm_70 warp-synchronous builtins, WEAK in every mode (the others are WEAK only under -g
+#: and -c -O0, and stand right after their first caller already)
+_WARP_BUILTIN = "__cuda_sm70_"
+
+
+def _creation_rank(functions: Sequence[PtxFunction]) -> dict[str, float]:
+    """Where ptxas creates each function's prototype entry: at its declaration, but a WEAK
+    builtin (``__cuda_sm70_shflsync_down_p`` of ``shfl.sync.down`` with a predicate, sm_75-89)
+    in the body of its first caller, right after it, although it stands with the front of the
+    declaration order (tests/probes_builtin/bi_weak_strings -c sm_75-89: fa, k1 (calls it),
+    fb give the strings of fa, the builtin, fb)."""
+    rank = {f.name: float(i) for i, f in enumerate(functions)}
+    for i, f in enumerate(functions):
+        if f.linkage == "weak" and f.name.startswith(_WARP_BUILTIN):
+            callers = [rank[g.name] for g in functions if f.name in g.calls and not g.name.startswith(_WARP_BUILTIN)]
+            if callers:
+                # right after the caller; several of them in their declaration (first-call) order
+                rank[f.name] = min(callers) + 0.5 + i / (2 * len(functions) + 2)
+    return rank
+
+
 def signature_strings(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str], sm: int) -> list[str]:
     """The signature strings ptxas puts at the head of ``.strtab`` (before ``.shstrtab``), in
     ``.strtab`` order, each once.
@@ -602,7 +635,7 @@ def signature_strings(functions: Sequence[PtxFunction], mode: Mode, order: Seque
     every indirect call, functions in the depth-first order of relocatable builds whatever
     the mode (``-g`` too, where the ``.text`` order differs), call sites in code order."""
     table = _table(functions)
-    declared = {f.name: i for i, f in enumerate(functions)}
+    declared = _creation_rank(functions)
     created = [p.signature for p in sorted(prototypes(functions, mode, order, sm), key=lambda p: declared[p.symbol])]
     if mode.whole_program:
         return list(dict.fromkeys(reversed(created)))

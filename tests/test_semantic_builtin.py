@@ -13,7 +13,7 @@ from cubinemit.arch import ALL_TARGETS
 from cubinemit.inspect import where_in
 from cubinemit.reader import read_cubin
 from cubinemit.roundtrip import first_difference, semantic_roundtrip
-from cubinemit.semantic.decompose import is_builtin_name
+from cubinemit.funcorder import is_builtin_name
 
 PROBES = sorted((Path(__file__).resolve().parent / "probes_builtin").glob("*.ptx"))
 MODES = ("def", "c", "lineinfo", "g", "O0", "g_c")

@@ -36,6 +36,7 @@ from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
+from ..funcorder import is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DataObject, DebugSection, Function, Module, Relocation
@@ -677,15 +678,6 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
 _BUILTIN_COPY = re.compile(r"^\$__internal_(\d+)_\$(.+)$")
 
 
-#: the names of the functions ptxas injects for some instructions (``div.rn.f64`` calls
-#: ``__cuda_sm20_div_rn_f64_full``, cooperative-group barriers ``__cuda_sm70_barrier_sync_0``...;
-#: funcorder.BUILTIN_FOR_OP): ``__cuda_sm<N>_``, ``__cuda_sm3x_``
-_BUILTIN_NAME = re.compile(r"^__cuda_sm(\d+|\dx)_")
-
-
-def is_builtin_name(name: str) -> bool:
-    """Whether ``name`` is one of ptxas's injected builtins (see :data:`_BUILTIN_NAME`)."""
-    return _BUILTIN_NAME.match(name) is not None
 
 
 def _copy_callee(name: str, prefix: str) -> str | None:

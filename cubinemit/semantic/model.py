@@ -74,7 +74,7 @@ def _renamed_all(value: object, names: dict[str, str]) -> object:
 def _builtin_kind(f: Function) -> str | None:
     """"weak" for a ptxas builtin bound WEAK (the sm_70 warp-synchronous ones), "made" for one
     made in its first caller's body (LOCAL in -c, or linkage "builtin"), None otherwise."""
-    from .decompose import is_builtin_name
+    from ..funcorder import is_builtin_name
 
     if f.linkage == "builtin":
         return "made"
@@ -428,7 +428,7 @@ class Module:
         rest = {f.name: f for f in self.functions if f is not victim}
         every = bool(self.options.get("compile_only") or self.options.get("debug"))
         roots = ("visible", "weak", "static") if every else ("visible", "weak")
-        from .decompose import is_builtin_name
+        from ..funcorder import is_builtin_name
 
         # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
         # go with their last caller (printf_switch -c: __cuda_sm20_div_rn_f64_full)
