@@ -618,8 +618,10 @@ def _creation_rank(functions: Sequence[PtxFunction]) -> dict[str, float]:
     for i, f in enumerate(functions):
         if f.linkage == "weak" and f.name.startswith(_WARP_BUILTIN):
             callers = [rank[g.name] for g in functions if f.name in g.calls and not g.name.startswith(_WARP_BUILTIN)]
-            if callers:
-                # right after the caller; several of them in their declaration (first-call) order
+            if callers and min(callers) > i:
+                # right after the caller; several of them in their declaration (first-call)
+                # order. Never earlier than its own place: ggml_misc_G -c sm_75, where the
+                # builtins follow the weak functions and their static callers come first
                 rank[f.name] = min(callers) + 0.5 + i / (2 * len(functions) + 2)
     return rank
 
