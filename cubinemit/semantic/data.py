@@ -682,6 +682,7 @@ def _decompose_debug_shared(
     # its code never references (named after the walk, sh_rand0 -g: `.rela.text.k0 k0v0`)
     unused: set[str] = set()
     position = {t: i for i, t in enumerate(slots)}
+    funcs_by_name = {f.name: f for f in module.functions}
     for k in kernels:
         asks = [position[n] for n in (f".rel.text.{k}", f".rela.text.{k}") if n in position]
         if not asks:
@@ -697,8 +698,16 @@ def _decompose_debug_shared(
                     break
                 named_at_ask.add(t)
         for name in own - named_at_ask:
-            if position.get(name, -1) > max(asks):
+            at = position.get(name, -1)
+            if at > max(asks) and _kernel_bank_run(slots, position, k, own, at) is None:
                 unused.add(name)
+        # used ones named after the bank: their first reference follows the code's first
+        # constant reference (random -g modules, sm_75: `.rel.text.k2 .nv.constant2.k2 s2a
+        # .rela.text.k2`; sm_90: `.rela.text.k0 .nv.constant2.k0 s0b s0a .rela.nv.constant...`)
+        bank = min((position[n] for n in (f".nv.constant2.{k}", f".nv.constant.optimizer.{k}") if n in position), default=None)
+        after_bank = sorted((n for n in own - unused if bank is not None and position.get(n, -1) > bank > min(asks)), key=position.__getitem__)
+        if after_bank and k in funcs_by_name:
+            funcs_by_name[k].facts["own_after_bank"] = after_bank
     base = facts(obj.sm).shared_base
     objects: list[DataObject] = []
     placed: dict[str, list[tuple[str, int, int]]] = {}
@@ -778,6 +787,29 @@ def _decompose_debug_shared(
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
+
+
+def _kernel_bank_run(slots: Sequence[str], position: dict[str, int], kernel: str, own: set[str], at: int) -> str | None:
+    """-g: where a kernel's own variable named after its last relocation ask stands against
+    the kernel's compiler-constant bank. An unused one is named after the kernel's whole walk,
+    so after its bank (and from sm_90 on after the bank's .rela); a used one is named at its
+    first (resolved) reference, which may come before the first constant reference made the
+    bank (random -g modules, sm_75: `.rel.text.k1 s1b s1a .nv.constant2.k1`, both used):
+    "before"; or from sm_90 on after it, before the .rela of a jump-table bank, asked after
+    the code's walk (`.nv.constant.optimizer.k0 s0a .rela.nv.constant.optimizer.k0`):
+    "after". None: nothing tells (named with the unused ones)."""
+    banks = [position[n] for n in (f".nv.constant2.{kernel}", f".nv.constant.optimizer.{kernel}") if n in position]
+    if not banks:
+        return None
+    bank = min(banks)
+    if at < bank:
+        # only the kernel's own names between it and the bank (a late bank, made after
+        # .nv.callgraph, would leave other names between)
+        return "before" if all(t in own for t in slots[at + 1 : bank]) else None
+    relas = [position[n] for n in (f".rela.nv.constant2.{kernel}", f".rela.nv.constant.optimizer.{kernel}") if n in position]
+    if relas and at < min(relas) and all(t in own or position.get(t) in banks for t in slots[bank + 1 : min(relas)]):
+        return "after"
+    return None
 
 
 def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:

@@ -599,7 +599,9 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
             if module.options.get("compile_only"):
                 raise  # -c drops nothing
             error = exc
-    named_first = {f.name: f.facts.get("shared_named_first") for f in module.functions}
+    # facts the shared decomposition sets: each hypothesis starts from those of the first
+    naming = ("shared_named_first", "own_after_bank")
+    named_first = {(f.name, key): f.facts.get(key) for f in module.functions for key in naming}
     budget = [PHANTOM_SEARCH_STEPS]
     rebuilds = 0
     # first: the walk ends earlier, the rest of its names in kernel sections being the kernels'
@@ -613,10 +615,11 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
             break
         module.data = list(base)
         for f in module.functions:
-            if named_first[f.name] is None:
-                f.facts.pop("shared_named_first", None)
-            else:
-                f.facts["shared_named_first"] = named_first[f.name]
+            for key in naming:
+                if named_first[f.name, key] is None:
+                    f.facts.pop(key, None)
+                else:
+                    f.facts[key] = named_first[f.name, key]
         try:
             decompose_shared(obj, module, phantoms, budget, stop)
         except NotImplementedError:

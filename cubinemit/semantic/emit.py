@@ -384,6 +384,7 @@ class _Emitter:
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
         own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users] if self.debug and fn.is_kernel else []
+        after_bank = set(fn.facts.get("own_after_bank", ()))  # type: ignore[arg-type]
 
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
@@ -395,7 +396,10 @@ class _Emitter:
             # decompose._own_shared_after_rela)
             if ".rel" in asked and (".rela" in asked or not fn.facts.get("own_shared_after_rela")):
                 for name in own:
-                    self.scoped_symbol(name)
+                    # one first referenced after the code's first constant reference is named
+                    # once the bank is made (fact own_after_bank, data._kernel_bank_run)
+                    if name not in after_bank or fn.name in self.banks2:
+                        self.scoped_symbol(name)
 
         def ask(kind: str) -> None:
             if kind not in asked:
@@ -407,6 +411,7 @@ class _Emitter:
                     # .nv.constant2.k_sink_c`)
                     name_own()
                     self.constant_bank(fn, text)
+                    name_own()
                 if kind == ".rel" and hidden_after:
                     ask(".rela")  # the resolved call right after the first .rel
 
@@ -452,6 +457,7 @@ class _Emitter:
             ask(".rela")
         if bank_after:
             self.constant_bank(fn, text)  # made once
+            name_own()
         if hidden_late:
             ask(".rela")  # after the bank (decompose._resolved_call)
         self.unused_scoped(fn)  # variables no relocation names, after the walk
