@@ -448,6 +448,8 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn, first_named, kept_sections)
         _resolved_call(obj, fn, first_named)
+        if module.device_debug and obj.sm >= 90:
+            _table_reference_first(obj, fn, first_named)
         if module.device_debug and not module.options.get("compile_only"):
             _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
@@ -1008,7 +1010,8 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     When the call comes after the code's first (.rel) relocation, kept or resolved, .rel.text.<f>
     is already there and only the dropped .rela name follows it (-g, a store to extern shared
     memory then a bf16 atomicAdd: ``.rel.text.k .rela.text.k .nv.constant0.k``, both dropped;
-    llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"after_rel"``."""
+    llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"after_rel"``.
+    From sm_90 on -g see :func:`_table_reference_first`."""
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
@@ -1044,6 +1047,29 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
     if first is None or first.addend is None:
         fn.facts["resolved_call"] = True
+
+
+def _table_reference_first(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """-g from sm_90 on: a BRX's jump-table reference asks .rela.text.<f> (resolved, dropped);
+    when it comes before the code's first reference, which asks .rel (and turns it RELA at
+    once), .rela is named first, right before .rel: `.nv.constant2.k0 .rela.text.k0
+    .rel.text.k0` (random -g modules with a jump table then a .const reference or a kept
+    .global one, sm_90-120; tests/probes_gshared/gsh_brx_then_ref). No relocation kept would
+    ask .rela first (a return address): fact ``resolved_call``, as the emitter asks for a
+    resolved call below sm_90 (.rela, then .rel)."""
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if rela not in names or rel not in names or names[rela] > names[rel]:
+        return
+    first = min(fn.relocations, key=lambda r: r.offset, default=None)
+    if first is not None and (first.symbol == fn.name or first.addend):
+        return
+    texts = [slot.text for slot in obj.strtab.slots]
+    if rel in texts and rela in texts and texts.index(rel) == texts.index(rela) + 1:
+        fn.facts["resolved_call"] = True
+        if not fn.relocations and any(s.name == rela and not s.mercury for s in obj.sections):
+            # the empty .rela stays where Mercury keeps a resolved shared-memory reference
+            # in its clone (sm_100+: the cap's, for extern .shared), as _resolved_references
+            fn.facts["resolved_relocations"] = "rela_kept"
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
