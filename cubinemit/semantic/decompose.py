@@ -819,6 +819,9 @@ def _own_between(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[
     own = {y.name for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.type != STT_SECTION}
     if between and all(t in own for t in between):
         fn.facts["own_between_asks"] = "rela_kept" if rela in kept else True
+        # the ones its code references later are named after .rel (random -g modules r18,
+        # sm_90-120: `.rela.text.k0 s0b .rel.text.k0 s0a`)
+        fn.facts["own_between"] = between
         fn.facts.pop("resolved_call", None)
 
 

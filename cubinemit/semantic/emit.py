@@ -383,7 +383,10 @@ class _Emitter:
 
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
-        own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users] if self.debug and fn.is_kernel else []
+        # (-g -c keeps some references: those variables are named at their relocation, below;
+        # random -g -c modules, sm_75: `.rel.text.k0 s0b .rela.text.k0 s0a`, both referenced)
+        named_by_relocation = {r.symbol for r in fn.relocations}
+        own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users and n not in named_by_relocation] if self.debug and fn.is_kernel else []
         after_bank = set(fn.facts.get("own_after_bank", ()))  # type: ignore[arg-type]
 
         def name_own() -> None:
@@ -421,7 +424,7 @@ class _Emitter:
             # .rela (a BRX's table reference), the kernel's own variable its code then names,
             # .rel (that reference's)
             ask(".rela")
-            for name in own:
+            for name in fn.facts.get("own_between", own):  # type: ignore[union-attr]
                 self.scoped_symbol(name)
             ask(".rel")
         if hidden:
