@@ -239,7 +239,7 @@ def test_gshared_probes_whole_program(ptxas_ok, mode, target):
     assert not misses, misses
 
 
-@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx", "gsh_c_device_var_makes_debug"])
+@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx", "gsh_c_device_var_makes_debug", "gsh_c_bank_rel_before_shared"])
 @pytest.mark.parametrize("mode", ["c", "g_c", "def"])
 @pytest.mark.parametrize("target", TARGETS)
 def test_relocation_asks_other_modes(ptxas_ok, name, target, mode):
@@ -247,7 +247,10 @@ def test_relocation_asks_other_modes(ptxas_ok, name, target, mode):
     tombstoned cap asks .rel/.rela.text.k before the first variable is named also when the
     kernel has compiler constants (gsh_own_before_bank: `.rel.text.k .rela.text.k $__s0__10
     .nv.constant2.k`); an unused variable is named after the jump-table bank's .rela
-    (gsh_unused_brx, -g and -c)."""
+    (gsh_unused_brx, -g and -c); -c from sm_90 on, a variable whose reference follows a BRX, a
+    barrier and the bank's first constant is named after .rel although no kept relocation asks
+    it (gsh_c_bank_rel_before_shared: `k.const_opt.0.16 .rela.text.k .rel.text.k $__sb__7`,
+    declined before)."""
     data = _cubin(name, target, mode)
     off = first_difference(semantic_roundtrip(data), data)
     assert off is None, f"{target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"

@@ -529,7 +529,16 @@ class _Emitter:
             # `.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)
             made.update((".rel", ".rela"))
             self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
+        late_named = fn.facts.get("rel_before_shared", ()) if not self.debug else ()
         for r in sorted(fn.relocations, key=lambda q: q.offset):
+            if r.symbol in late_named:  # type: ignore[operator]
+                # -c sm_90+: .rel asked before the variable, as in text_relocations (random -c
+                # modules with a jump table: `.nv.constant2.k0 k0.const_opt.0.16 .rela.text.k0
+                # .rel.text.k0 $__s0b__28`; tests/probes_gshared/gsh_c_bank_rel_before_shared)
+                for kind in (".rel", ".rela"):
+                    if kind not in made:
+                        made.add(kind)
+                        self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
             self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
