@@ -699,7 +699,7 @@ def _decompose_debug_shared(
                 named_at_ask.add(t)
         for name in own - named_at_ask:
             at = position.get(name, -1)
-            if at > max(asks) and _kernel_bank_run(slots, position, k, own, at) is None:
+            if at > max(asks) and not _used_by_bank_place(slots, position, k, own, at):
                 unused.add(name)
         # used ones named after the bank: their first reference follows the code's first
         # constant reference (random -g modules, sm_75: `.rel.text.k2 .nv.constant2.k2 s2a
@@ -792,27 +792,26 @@ def _decompose_debug_shared(
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
 
 
-def _kernel_bank_run(slots: Sequence[str], position: dict[str, int], kernel: str, own: set[str], at: int) -> str | None:
-    """-g: where a kernel's own variable named after its last relocation ask stands against
-    the kernel's compiler-constant bank. An unused one is named after the kernel's whole walk,
-    so after its bank (and from sm_90 on after the bank's .rela); a used one is named at its
-    first (resolved) reference, which may come before the first constant reference made the
-    bank (random -g modules, sm_75: `.rel.text.k1 s1b s1a .nv.constant2.k1`, both used):
-    "before"; or from sm_90 on after it, before the .rela of a jump-table bank, asked after
-    the code's walk (`.nv.constant.optimizer.k0 s0a .rela.nv.constant.optimizer.k0`):
-    "after". None: nothing tells (named with the unused ones)."""
+def _used_by_bank_place(slots: Sequence[str], position: dict[str, int], kernel: str, own: set[str], at: int) -> bool:
+    """-g: whether a kernel's own variable named after its last relocation ask is a used one,
+    told by its place against the kernel's compiler-constant bank. An unused one is named
+    after the kernel's whole walk, so after its bank (and from sm_90 on after the bank's .rela);
+    a used one is named at its first (resolved) reference, which may come before the first
+    constant reference made the bank (random -g modules, sm_75: `.rel.text.k1 s1b s1a
+    .nv.constant2.k1`, both used; tests/probes_gshared/gsh_own_then_bank), or from sm_90 on
+    after it, before the .rela of a jump-table bank, asked after the code's walk
+    (`.nv.constant.optimizer.k0 s0a .rela.nv.constant.optimizer.k0`; gsh_brx_bank_then_own).
+    Elsewhere nothing tells: read as unused."""
     banks = [position[n] for n in (f".nv.constant2.{kernel}", f".nv.constant.optimizer.{kernel}") if n in position]
     if not banks:
-        return None
+        return False
     bank = min(banks)
     if at < bank:
         # only the kernel's own names between it and the bank (a late bank, made after
         # .nv.callgraph, would leave other names between)
-        return "before" if all(t in own for t in slots[at + 1 : bank]) else None
+        return all(t in own for t in slots[at + 1 : bank])
     relas = [position[n] for n in (f".rela.nv.constant2.{kernel}", f".rela.nv.constant.optimizer.{kernel}") if n in position]
-    if relas and at < min(relas) and all(t in own or position.get(t) in banks for t in slots[bank + 1 : min(relas)]):
-        return "after"
-    return None
+    return bool(relas) and at < min(relas) and all(t in own or position.get(t) in banks for t in slots[bank + 1 : min(relas)])
 
 
 def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:

@@ -400,7 +400,7 @@ class _Emitter:
             if ".rel" in asked and (".rela" in asked or not fn.facts.get("own_shared_after_rela")):
                 for name in own:
                     # one first referenced after the code's first constant reference is named
-                    # once the bank is made (fact own_after_bank, data._kernel_bank_run)
+                    # once the bank is made (fact own_after_bank, data._decompose_debug_shared)
                     if name not in after_bank or fn.name in self.banks2:
                         self.scoped_symbol(name)
 
