@@ -458,11 +458,15 @@ class _Emitter:
             name_own()
         if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
+        if hidden_late:
+            # after the own variables named since .rel and the bank if made since
+            # (decompose._resolved_call); a bank made after both asks comes after it (random
+            # -g module, sm_75-89: `s2a .rel.text.k2 s2b .rela.text.k2 .nv.constant2.k2`,
+            # an atom loop before a BRX; tests/probes_gshared/gsh_atom_then_bank)
+            ask(".rela")
         if bank_after:
             self.constant_bank(fn, text)  # made once
             name_own()
-        if hidden_late:
-            ask(".rela")  # after the bank (decompose._resolved_call)
         self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
