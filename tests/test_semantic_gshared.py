@@ -241,7 +241,7 @@ def test_gshared_probes_whole_program(ptxas_ok, mode, target):
     assert not misses, misses
 
 
-@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx", "gsh_c_device_var_makes_debug", "gsh_c_bank_rel_before_shared"])
+@pytest.mark.parametrize("name", ["gsh_own_before_bank", "gsh_unused_brx", "gsh_brx_then_own", "gsh_own_then_brx", "gsh_c_device_var_makes_debug", "gsh_c_bank_rel_before_shared", "gsh_c_hidden_rel_after_const", "gsh_c_hidden_rel_first"])
 @pytest.mark.parametrize("mode", ["c", "g_c", "def"])
 @pytest.mark.parametrize("target", TARGETS)
 def test_relocation_asks_other_modes(ptxas_ok, name, target, mode):
@@ -299,3 +299,37 @@ def test_bank_splits_own_variables(ptxas_ok):
     assert _shared("gsh_own_then_bank", "sm_75")["sa"].users == ["k"]
     fns = {f.name: f for f in decompose(read_cubin(_cubin("gsh_own_then_bank", "sm_75"))).functions}
     assert "own_after_bank" not in fns["k"].facts
+
+
+C_PROBES = ("gsh_c_bank_rel_before_shared", "gsh_c_hidden_rel_after_const", "gsh_c_hidden_rel_first")
+
+
+def test_c_hidden_rel_every_target(ptxas_ok):
+    """-c from sm_90 on, a resolved reference asks .rel.text.<k> at a place no kept relocation
+    tells: before the bank's first constant after the .const reference
+    (gsh_c_hidden_rel_after_const: `cv .rela.text.k .rel.text.k .nv.constant2.k`), before the
+    .const reference (gsh_c_hidden_rel_first: `cv .rel.text.k .rela.text.k $__sb__7`), before a
+    variable (gsh_c_bank_rel_before_shared). Byte for byte on every target (declined before)."""
+    jobs = [(PROBES / f"{name}.ptx", target, "c") for name in C_PROBES for target in ALL_TARGETS]
+    misses = []
+    for (stem, target, _), path in sorted(oracle.compile_many(jobs, workers=2).items()):
+        data = path.read_bytes()
+        try:
+            off = first_difference(semantic_roundtrip(data), data)
+        except NotImplementedError as exc:
+            misses.append((stem, target, f"declined: {exc}"))
+            continue
+        if off is not None:
+            misses.append((stem, target, hex(off), where_in(read_cubin(data), off)))
+    assert len(jobs) == len(C_PROBES) * len(ALL_TARGETS) and not misses, misses
+
+
+def test_c_hidden_rel_fact(ptxas_ok):
+    """The place found is a kept relocation's offset, from sm_90 on only."""
+    for target, expect in (("sm_75", False), ("sm_90", True), ("sm_120", True)):
+        module = decompose(read_cubin(_cubin("gsh_c_hidden_rel_after_const", target, "c")))
+        k = next(f for f in module.functions if f.name == "k")
+        at = k.facts.get("hidden_rel_before")
+        assert (at is not None) == expect, target
+        if at is not None:
+            assert at in {r.offset for r in k.relocations}

@@ -437,8 +437,11 @@ class _Emitter:
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
         late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
+        # -c sm_90+: a resolved reference's .rel ask before this relocation's turn
+        # (decompose._check_relocatable_asks)
+        hidden_at = fn.facts.get("hidden_rel_before") if self.rel and not self.debug else None
         for r in sorted(fn.relocations, key=lambda r: r.offset):
-            if r.symbol in late_named:  # type: ignore[operator]
+            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
                 # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
                 ask(".rel")
                 ask(".rela")
@@ -534,8 +537,9 @@ class _Emitter:
             made.update((".rel", ".rela"))
             self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
         late_named = fn.facts.get("rel_before_shared", ()) if not self.debug else ()
+        hidden_at = fn.facts.get("hidden_rel_before")  # decompose._check_relocatable_asks
         for r in sorted(fn.relocations, key=lambda q: q.offset):
-            if r.symbol in late_named:  # type: ignore[operator]
+            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
                 # -c sm_90+: .rel asked before the variable, as in text_relocations (random -c
                 # modules with a jump table: `.nv.constant2.k0 k0.const_opt.0.16 .rela.text.k0
                 # .rel.text.k0 $__s0b__28`; tests/probes_gshared/gsh_c_bank_rel_before_shared)
