@@ -58,6 +58,8 @@ every target, -g and -g -c: test_naming_probes_every_target):
   .rela and the call's .rel (gsh_brx_own_call_own, sm_90+: `.rela.text.k sb .rel.text.k sa`);
 * -g -c keeps the references to a kernel's own variables: each is named at its relocation
   (gsh_c_named_at_relocation, sm_75-89: `.rel.text.k sb .rela.text.k sa`);
+* below sm_90 a variable the code references after a call is named after the call's .rela,
+  asked after .rel (gsh_own_after_call: `.rel.text.k sb .rela.text.k sa .nv.constant2.k`);
 * below sm_90 an atom loop's resolved call asks .rela.text.<k> before the bank a later
   constant makes (gsh_atom_then_bank: `sa .rel.text.k sb .rela.text.k .nv.constant2.k`);
 * a kernel reaching an extern has its section aligned 16 at least: one aligned less whose
@@ -269,6 +271,7 @@ NAMING_PROBES = (
     "gsh_c_named_at_relocation",
     "gsh_extern_user_align",
     "gsh_atom_then_bank",
+    "gsh_own_after_call",
 )
 
 

@@ -708,6 +708,15 @@ def _decompose_debug_shared(
         after_bank = sorted((n for n in own - unused if bank is not None and position.get(n, -1) > bank > min(asks)), key=position.__getitem__)
         if after_bank and k in funcs_by_name:
             funcs_by_name[k].facts["own_after_bank"] = after_bank
+        # used ones named after a .rela asked after .rel: their first reference follows the
+        # code's first .rela-asking one (random -g module, sm_75: `.rel.text.k1 s1b
+        # .rela.text.k1 s1a .nv.constant2.k1`, s1a stored after a call;
+        # tests/probes_gshared/gsh_own_after_call)
+        rel, rela = position.get(f".rel.text.{k}"), position.get(f".rela.text.{k}")
+        if rel is not None and rela is not None and rel < rela:
+            after_rela = sorted((n for n in own - unused if position.get(n, -1) > rela), key=position.__getitem__)
+            if after_rela and k in funcs_by_name:
+                funcs_by_name[k].facts["own_after_rela"] = after_rela
     base = facts(obj.sm).shared_base
     objects: list[DataObject] = []
     placed: dict[str, list[tuple[str, int, int]]] = {}

@@ -643,7 +643,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
                 raise  # -c drops nothing
             error = exc
     # facts the shared decomposition sets: each hypothesis starts from those of the first
-    naming = ("shared_named_first", "own_after_bank")
+    naming = ("shared_named_first", "own_after_bank", "own_after_rela")
     named_first = {(f.name, key): f.facts.get(key) for f in module.functions for key in naming}
     budget = [PHANTOM_SEARCH_STEPS]
     rebuilds = 0

@@ -388,6 +388,7 @@ class _Emitter:
         named_by_relocation = {r.symbol for r in fn.relocations}
         own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users and n not in named_by_relocation] if self.debug and fn.is_kernel else []
         after_bank = set(fn.facts.get("own_after_bank", ()))  # type: ignore[arg-type]
+        after_rela = set(fn.facts.get("own_after_rela", ()))  # type: ignore[arg-type]
 
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
@@ -401,7 +402,9 @@ class _Emitter:
                 for name in own:
                     # one first referenced after the code's first constant reference is named
                     # once the bank is made (fact own_after_bank, data._decompose_debug_shared)
-                    if name not in after_bank or fn.name in self.banks2:
+                    # (one first referenced after the code's first .rela ask once that is
+                    # asked: fact own_after_rela)
+                    if (name not in after_bank or fn.name in self.banks2) and (name not in after_rela or ".rela" in asked):
                         self.scoped_symbol(name)
 
         def ask(kind: str) -> None:
