@@ -832,6 +832,7 @@ def _decompose_debug_shared(
     # its code never references (named after the walk, sh_rand0 -g: `.rela.text.k0 k0v0`)
     unused: set[str] = set()
     position = {t: i for i, t in enumerate(slots)}
+    funcs_by_name = {f.name: f for f in module.functions}
     for k in kernels:
         asks = [position[n] for n in (f".rel.text.{k}", f".rela.text.{k}") if n in position]
         if not asks:
@@ -847,8 +848,25 @@ def _decompose_debug_shared(
                     break
                 named_at_ask.add(t)
         for name in own - named_at_ask:
-            if position.get(name, -1) > max(asks):
+            at = position.get(name, -1)
+            if at > max(asks) and not _used_by_bank_place(slots, position, k, own, at):
                 unused.add(name)
+        # used ones named after the bank: their first reference follows the code's first
+        # constant reference (random -g modules, sm_75: `.rel.text.k2 .nv.constant2.k2 s2a
+        # .rela.text.k2`; sm_90: `.rela.text.k0 .nv.constant2.k0 s0b s0a .rela.nv.constant...`)
+        bank = min((position[n] for n in (f".nv.constant2.{k}", f".nv.constant.optimizer.{k}") if n in position), default=None)
+        after_bank = sorted((n for n in own - unused if bank is not None and position.get(n, -1) > bank > min(asks)), key=position.__getitem__)
+        if after_bank and k in funcs_by_name:
+            funcs_by_name[k].facts["own_after_bank"] = after_bank
+        # used ones named after a .rela asked after .rel: their first reference follows the
+        # code's first .rela-asking one (random -g module, sm_75: `.rel.text.k1 s1b
+        # .rela.text.k1 s1a .nv.constant2.k1`, s1a stored after a call;
+        # tests/probes_gshared/gsh_own_after_call)
+        rel, rela = position.get(f".rel.text.{k}"), position.get(f".rela.text.{k}")
+        if rel is not None and rela is not None and rel < rela:
+            after_rela = sorted((n for n in own - unused if position.get(n, -1) > rela), key=position.__getitem__)
+            if after_rela and k in funcs_by_name:
+                funcs_by_name[k].facts["own_after_rela"] = after_rela
     base = facts(obj.sm).shared_base
     objects: list[DataObject] = []
     placed: dict[str, list[tuple[str, int, int]]] = {}
@@ -907,7 +925,10 @@ def _decompose_debug_shared(
             by_name[name].align = align
     externs = []
     if debug is not None:
-        sizes = {k: s.nobits_size for k, s in kernels.items()}
+        # a kernel reaching an extern ends its section there and aligns it to 16 at least
+        # (alloc.shared): one aligned less whose static bytes end there by chance does not
+        # (random -g module r06: .nv.shared.k1 of 16 bytes aligned 4 beside k0's, xs at 16)
+        sizes = {k: s.nobits_size for k, s in kernels.items() if s.addralign >= 16}
         for y in obj.symbols:
             if y.section is debug and y.size == 0 and y.bind == STB_GLOBAL and y.type != STT_SECTION:
                 users = sorted(k for k, size in sizes.items() if size == y.value)
@@ -928,6 +949,28 @@ def _decompose_debug_shared(
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
         raise NotImplementedError("-g: the shared-memory layout is not reproduced from the inferred objects")
+
+
+def _used_by_bank_place(slots: Sequence[str], position: dict[str, int], kernel: str, own: set[str], at: int) -> bool:
+    """-g: whether a kernel's own variable named after its last relocation ask is a used one,
+    told by its place against the kernel's compiler-constant bank. An unused one is named
+    after the kernel's whole walk, so after its bank (and from sm_90 on after the bank's .rela);
+    a used one is named at its first (resolved) reference, which may come before the first
+    constant reference made the bank (random -g modules, sm_75: `.rel.text.k1 s1b s1a
+    .nv.constant2.k1`, both used; tests/probes_gshared/gsh_own_then_bank), or from sm_90 on
+    after it, before the .rela of a jump-table bank, asked after the code's walk
+    (`.nv.constant.optimizer.k0 s0a .rela.nv.constant.optimizer.k0`; gsh_brx_bank_then_own).
+    Elsewhere nothing tells: read as unused."""
+    banks = [position[n] for n in (f".nv.constant2.{kernel}", f".nv.constant.optimizer.{kernel}") if n in position]
+    if not banks:
+        return False
+    bank = min(banks)
+    if at < bank:
+        # only the kernel's own names between it and the bank (a late bank, made after
+        # .nv.callgraph, would leave other names between)
+        return all(t in own for t in slots[at + 1 : bank])
+    relas = [position[n] for n in (f".rela.nv.constant2.{kernel}", f".rela.nv.constant.optimizer.{kernel}") if n in position]
+    return bool(relas) and at < min(relas) and all(t in own or position.get(t) in banks for t in slots[bank + 1 : min(relas)])
 
 
 def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:

@@ -423,7 +423,12 @@ class _Emitter:
 
         # -g: a kernel's own used .shared variables, named at their first (resolved) reference,
         # which comes after the first relocation section asked for; unused ones after the walk
-        own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users] if self.debug and fn.is_kernel else []
+        # (-g -c keeps some references: those variables are named at their relocation, below;
+        # random -g -c modules, sm_75: `.rel.text.k0 s0b .rela.text.k0 s0a`, both referenced)
+        named_by_relocation = {r.symbol for r in fn.relocations}
+        own = [n for n in self.scoped_of.get(fn.name, ()) if fn.name in self.scoped[n].users and n not in named_by_relocation] if self.debug and fn.is_kernel else []
+        after_bank = set(fn.facts.get("own_after_bank", ()))  # type: ignore[arg-type]
+        after_rela = set(fn.facts.get("own_after_rela", ()))  # type: ignore[arg-type]
 
         def name_own() -> None:
             # -g: a kernel's own .shared variables are named once its first relocation section
@@ -435,7 +440,12 @@ class _Emitter:
             # decompose._own_shared_after_rela)
             if ".rel" in asked and (".rela" in asked or not fn.facts.get("own_shared_after_rela")):
                 for name in own:
-                    self.scoped_symbol(name)
+                    # one first referenced after the code's first constant reference is named
+                    # once the bank is made (fact own_after_bank, data._decompose_debug_shared)
+                    # (one first referenced after the code's first .rela ask once that is
+                    # asked: fact own_after_rela)
+                    if (name not in after_bank or fn.name in self.banks2) and (name not in after_rela or ".rela" in asked):
+                        self.scoped_symbol(name)
 
         def ask(kind: str) -> None:
             if kind not in asked:
@@ -447,6 +457,7 @@ class _Emitter:
                     # .nv.constant2.k_sink_c`)
                     name_own()
                     self.constant_bank(fn, text)
+                    name_own()
                 if kind == ".rel" and hidden_after:
                     ask(".rela")  # the resolved call right after the first .rel
 
@@ -456,7 +467,7 @@ class _Emitter:
             # .rela (a BRX's table reference), the kernel's own variable its code then names,
             # .rel (that reference's)
             ask(".rela")
-            for name in own:
+            for name in fn.facts.get("own_between", own):  # type: ignore[union-attr]
                 self.scoped_symbol(name)
             ask(".rel")
         if hidden:
@@ -469,8 +480,11 @@ class _Emitter:
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
         late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
+        # -c sm_90+: a resolved reference's .rel ask before this relocation's turn
+        # (decompose._check_relocatable_asks)
+        hidden_at = fn.facts.get("hidden_rel_before") if self.rel and not self.debug else None
         for r in sorted(fn.relocations, key=lambda r: r.offset):
-            if r.symbol in late_named:  # type: ignore[operator]
+            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
                 # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
                 ask(".rel")
                 ask(".rela")
@@ -490,10 +504,15 @@ class _Emitter:
             name_own()
         if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
+        if hidden_late:
+            # after the own variables named since .rel and the bank if made since
+            # (decompose._resolved_call); a bank made after both asks comes after it (random
+            # -g module, sm_75-89: `s2a .rel.text.k2 s2b .rela.text.k2 .nv.constant2.k2`,
+            # an atom loop before a BRX; tests/probes_gshared/gsh_atom_then_bank)
+            ask(".rela")
         if bank_after:
             self.constant_bank(fn, text)  # made once
-        if hidden_late:
-            ask(".rela")  # after the bank (decompose._resolved_call)
+            name_own()
         self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
@@ -563,7 +582,17 @@ class _Emitter:
             # `.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)
             made.update((".rel", ".rela"))
             self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
+        late_named = fn.facts.get("rel_before_shared", ()) if not self.debug else ()
+        hidden_at = fn.facts.get("hidden_rel_before")  # decompose._check_relocatable_asks
         for r in sorted(fn.relocations, key=lambda q: q.offset):
+            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
+                # -c sm_90+: .rel asked before the variable, as in text_relocations (random -c
+                # modules with a jump table: `.nv.constant2.k0 k0.const_opt.0.16 .rela.text.k0
+                # .rel.text.k0 $__s0b__28`; tests/probes_gshared/gsh_c_bank_rel_before_shared)
+                for kind in (".rel", ".rela"):
+                    if kind not in made:
+                        made.add(kind)
+                        self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
             self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
