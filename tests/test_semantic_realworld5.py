@@ -57,7 +57,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 def test_probes_are_there():
     assert {p.stem for p in PROBES} >= {
         "histogram", "scan_reduce", "sort_nbody", "conv_fdtd", "montecarlo_misc",
-        "cutlass_mma_80", "cute_sm90_90a", "tcgen05_gemm_100a",
+        "cutlass_mma_80", "cute_sm90_90a", "tcgen05_gemm_100a", "sort_nbody_rdc_80",
     }
 
 

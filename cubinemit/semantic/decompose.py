@@ -234,12 +234,37 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
         if found is None:
             break
         out = found
+    # a function the DFS emitted as a callee may stand almost anywhere in the declaration order
+    # (funcorder.declaration_order_from): the search put nvcc -rdc's weak templates
+    # binarySearch* first, while their shared `#iilii` string says one of them comes after
+    # bodyInteractionD (sort_nbody -rdc, compute_80+ PTX, every target). One at a time, such a
+    # function moves where the strings gain, the function order and the symbols staying
+    movable = [f for f in declared if f.linkage in ("weak", "visible") and not f.is_kernel]
+    rounds = 2 * len(movable) if len(movable) * (len(out) + 1) <= _MOVE_BUDGET else 0
+    for _ in range(rounds):
+        if strings(out) == head:
+            break
+        found = None
+        for f in movable:
+            rest = [g for g in out if g is not f]
+            for at in range(len(rest) + 1):
+                cand = rest[:at] + [f] + rest[at:]
+                gain = score(cand)
+                if gain > best and fits(cand):
+                    best, found = gain, cand
+        if found is None:
+            break
+        out = found
     if head and strings(out) != head:
         # an extern declared after functions whose bodies come later still (nvcc -G C++:
         # malloc, free, vprintf after the constructors' declarations) cannot stand there in a
         # single creation order: the strings would come out in another order
         raise NotImplementedError("declaration order not recovered: the prototype signature strings do not come out in the cubin's order")
     return out
+
+
+#: candidate placements (functions x positions) the prototype-string moves may try per pass
+_MOVE_BUDGET = 4000
 
 
 def _extern_moves(declared: list, externs: list) -> list[list]:  # type: ignore[type-arg]
