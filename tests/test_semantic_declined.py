@@ -13,9 +13,9 @@ import oracle
 PROBES = Path(__file__).resolve().parent / "probes_declined"
 
 #: probe -> (targets, mode, the reason its decline gives)
-CASES = {
-    "c_hidden_asks": (("sm_90", "sm_100a", "sm_120"), "c", "-c relocation sections asked in an order not reproduced yet (.rel.text.k1)"),
-}
+#: (c_hidden_asks, the -c hidden reference's asks, moved to tests/probes_casks once
+#: decompose._hidden_asks read its place)
+CASES: dict[str, tuple[tuple[str, ...], str, str]] = {}
 
 
 def test_every_probe_is_listed():

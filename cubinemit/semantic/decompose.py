@@ -456,8 +456,6 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
-        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel:
-            _rel_before_shared(obj, fn, strtab_first)  # a device function's variables are named after its code
         if module.device_debug and fn.is_kernel and fn.relocations:
             _own_shared_after_rela(obj, fn, strtab_first)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
@@ -530,8 +528,50 @@ def decompose(obj: ElfObject) -> Module:
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error)
     if module.options.get("compile_only") and not module.device_debug and obj.sm >= 90:
+        _hidden_asks(obj, module)
         _check_relocatable_asks(obj, module)
     return module
+
+
+def _hidden_asks(obj: ElfObject, module: Module) -> None:
+    """-c, sm_90+: where a function's code makes the reference ptxas resolves itself (the
+    tombstoned reserved-SMEM cap; emit.relocatable_walk), read from the names its walk makes:
+    the first place (none, or before the n-th kept relocation by offset) whose walk gives the
+    file's order of .rel/.rela.text.<f>, the bank, the const_opt objects and the kernel's own
+    .shared variables is the fact ``hidden_ask_at`` (it replaces the fact
+    ``resolved_relocations`` of data._hidden_first_reference, the reference first).
+    convolutionColumnsKernel (tests/probes_rw5/rules/rel_before_shared.ptx, -c sm_90 on) names
+    `.rela.text.k .rel.text.k $s_Data` although every relocation before s_Data's own carries an
+    addend. A function no place explains is declined."""
+    from .emit import relocatable_walk
+
+    names = _first_named(obj, obj.strtab)
+    for fn in module.functions:
+        fn.facts.pop("resolved_relocations", None)
+        text_at = names.get(f".text.{fn.name}")
+        if text_at is None:
+            continue
+        asked = [n for n in (f".rel.text.{fn.name}", f".rela.text.{fn.name}") if n in names]
+        own = {d.name for d in module.data if d.space == "shared" and d.scope == fn.name and names.get(d.name, -1) > text_at} if fn.is_kernel else set()
+        bank = f".nv.constant.optimizer.{fn.name}"
+        if bank not in names:
+            bank = f".nv.constant2.{fn.name}"  # sm_90 renames it in place
+
+        def rendered(at: int | None) -> list[str]:
+            out: list[str] = []
+            for kind, name in relocatable_walk(fn, at):
+                made = [f"{name}.text.{fn.name}"] if kind == "ask" else [name] if name in own else [bank, name] if kind == "const" else []
+                out += [n for n in made if n not in out]
+            return out
+
+        for at in (None, *range(len(fn.relocations) + 1)):
+            order = rendered(at)
+            if set(asked) <= set(order) and all(n in names for n in order) and sorted(order, key=names.__getitem__) == order:
+                if at is not None:
+                    fn.facts["hidden_ask_at"] = at
+                break
+        else:
+            raise NotImplementedError(f"-c relocation sections of {fn.name} asked in an order no hidden reference explains (.rel.text.{fn.name})")
 
 
 def _check_relocatable_asks(obj: ElfObject, module: Module) -> None:
@@ -960,37 +1000,6 @@ def _own_shared_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) 
     own = [names[y.name] for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.name in names and names[y.name] > text and y.type != 3]
     if own and min(own) > rela:
         fn.facts["own_shared_after_rela"] = True
-
-
-def _rel_before_shared(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
-    """-c, sm_90+: a reference that leaves no relocation entry (like the tombstoned
-    .nv.reservedSmem.cap one of data._hidden_first_reference) still asks .rel.text.<f> where the
-    code makes it, which need not be first: convolutionColumnsKernel (tests/probes_rw5/rules/
-    rel_before_shared.ptx, -c sm_90 on) names `.rela.text.k .rel.text.k $s_Data` although every
-    relocation before s_Data's own carries an addend. The emitter walks the kept relocations by
-    offset, naming a .shared variable at its first one: the variables whose names follow .rel
-    although no kept relocation up to theirs asks for it are the fact ``rel_before_shared``
-    (.rel is asked right before them). The opposite (named before .rel although an earlier
-    relocation asks for it) is declined."""
-    rel = f".rel.text.{fn.name}"
-    if rel not in names:
-        return
-    asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
-    first_ask = min(asks, default=None)
-    late: list[str] = []
-    seen: set[str] = set()
-    for r in sorted(fn.relocations, key=lambda r: r.offset):
-        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0:
-            continue
-        seen.add(r.symbol)  # a variable is named at its first relocation
-        before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
-        named_after = names[r.symbol] > names[rel]
-        if r.symbol.startswith("$") and before_ask and named_after:
-            late.append(r.symbol)
-        elif r.symbol.startswith("$") and not named_after and first_ask is not None and r.offset > first_ask and names[r.symbol] > names.get(f".text.{fn.name}", len(names)):
-            raise NotImplementedError(f".rel.text.{fn.name}: {r.symbol} named before the section its earlier relocations ask for")
-    if late:
-        fn.facts["rel_before_shared"] = late
 
 
 def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

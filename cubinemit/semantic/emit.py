@@ -310,6 +310,9 @@ class _Emitter:
             # builds meet such a callee in a call cycle, where the DFS emits the caller first
             # (fo_recursion -c: `.nv.info.c2 f:c1 .rela.text.c2`); every target
             self.debug_callee_symbols(fn)
+        if self.rel and not self.debug and self.family is not Family.LEGACY:
+            self.relocatable_walk(fn, text)
+            return
         if self.rel and fn.constants:
             if self.debug:
                 self.debug_callee_symbols(fn)
@@ -428,12 +431,7 @@ class _Emitter:
                 ask(".rela")  # turned RELA at once from sm_90 on
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
-        late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
-            if r.symbol in late_named:  # type: ignore[operator]
-                # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
-                ask(".rel")
-                ask(".rela")
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
             # made RELA at once: a return address; a relocation with a nonzero addend (below
@@ -515,7 +513,7 @@ class _Emitter:
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
         if fn.facts.get("resolved_relocations") and self.family is not Family.LEGACY:
-            # sm_90 -c: a first reference to the tombstoned cap asks both before the first
+            # -g -c sm_90+: a first reference to the tombstoned cap asks both before the first
             # variable is named (data._hidden_first_reference; gsh_own_before_bank -c sm_90+:
             # `.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)
             made.update((".rel", ".rela"))
@@ -542,6 +540,31 @@ class _Emitter:
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
         self.unused_scoped(fn)
         if fn.name not in self.banks2:
+            raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
+
+    def relocatable_walk(self, fn: Function, text: Section) -> None:
+        """-c, sm_90+: the relocation sections of .text.<f>, the bank and const_opt objects
+        its constants need and its own .shared variables' names, made as
+        :func:`relocatable_walk` orders them (the hidden reference's place being the fact
+        ``hidden_ask_at``, decompose._hidden_asks). A function with constants keeps an empty
+        .rela (relocations_on_demand); other sections asked without entries are dropped."""
+        rel, rela = _split(fn.relocations)
+        entries = {".rel": rel or None, ".rela": rela if fn.constants else (rela or None)}
+        at = fn.facts.get("hidden_ask_at")
+        for kind, name in relocatable_walk(fn, at if isinstance(at, int) else None):
+            if kind == "ask":
+                self.ask_relocations(text, [(name, entries[name])])
+            elif kind == "symbol":
+                self.scoped_symbol(name)
+            else:
+                bank = self.constant_bank(fn, text)
+                start, end = _const_opt_span(fn, name)  # type: ignore[misc]
+                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
+                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
+                size = (end - start + 3) & ~3
+                self.func_symbols[name] = self.obj.new_symbol(name, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
+        self.unused_scoped(fn)
+        if fn.constants and fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
     def jump_table_relocations(self, fn: Function) -> None:
@@ -1510,6 +1533,48 @@ def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]
 SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
 #: the Mercury clone of a texture-index bank 0 (0x70000079 + bank number)
 SHT_CUDA_CONSTANT_MERC0 = 0x70000079
+
+
+def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str]]:
+    """-c, sm_90+: what ptxas makes as it walks ``fn``'s code, in order, each once:
+    ("symbol", name) at a relocation's first naming (a function-scope .shared variable gets
+    its symbol then), ("const", name) a ``<f>.const_opt`` object (its bank first), ("ask",
+    ".rel"/".rela") the relocation section of a reference's kind. A return address or a
+    reference with an addend starts RELA; any other starts REL and is turned RELA at once
+    (every entry ends RELA from sm_90 on). Relocations are listed in reverse code order, so
+    the walk goes by ascending offset.
+
+    ``hidden_at``: the code also makes a reference ptxas resolves itself, leaving no entry
+    (the tombstoned .nv.reservedSmem.cap base of a shared address: sm_90 `UMOV UR5, 0x400`
+    before the `UIADD3` that adds it to a variable's address), which asks .rel then .rela
+    where it stands in the code, before the ``hidden_at``-th kept relocation (random -c
+    modules with a .const read, a jump table and a function-scope .shared array, sm_90-121:
+    `.rela.text.k1 .rel.text.k1 .nv.constant2.k1 k1.const_opt.0.16 $__s1b__46`, the cap's
+    UMOV between the .const read and the table's load; tests/probes_casks)."""
+    events: list[tuple[str, str]] = []
+
+    def once(kind: str, name: str) -> None:
+        if (kind, name) not in events:
+            events.append((kind, name))
+
+    relocs = sorted(fn.relocations, key=lambda r: r.offset)
+    for i in range(len(relocs) + 1):
+        if i == hidden_at:
+            once("ask", ".rel")
+            once("ask", ".rela")
+        if i == len(relocs):
+            break
+        r = relocs[i]
+        if r.symbol:
+            once("symbol", r.symbol)
+        if fn.constants and _const_opt_span(fn, r.symbol) is not None:
+            once("const", r.symbol)  # type: ignore[arg-type]
+        if r.symbol == fn.name or r.addend:
+            once("ask", ".rela")
+        else:
+            once("ask", ".rel")
+            once("ask", ".rela")
+    return events
 
 
 def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
