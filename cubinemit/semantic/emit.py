@@ -877,20 +877,29 @@ class _Emitter:
             raise ModelError(f"visible function {name!r} has no .text")
         self.func_symbols[name] = self.obj.add_symbol(sym)
 
-    def first_function_symbols(self) -> None:
+    def first_function_symbols(self, first: Function | None = None) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
-        in relocatable output (sm_90+); then the module data."""
+        in relocatable output (sm_90+); then the module data (``first``: the function whose
+        section it follows)."""
         self.reserved_symbols()
-        self.data_block()
+        self.data_block(first)
 
-    def data_block(self) -> None:
+    def data_block(self, first: Function | None = None) -> None:
         """Module variables, visible ones first, each group in declaration order: a variable's
         section is made (with its section symbol) when the first variable needs it, a
         non-visible variable gets its LOCAL symbol now. Whole program: .nv.constant4 comes
         first when the first function calls an extern function, else right after the first
-        .global variable."""
+        .global variable. -c: when ``first`` is a visible or weak device function, the
+        .shared variables its code uses are named between the two groups, the unused ones after
+        the walk (tests/probes_casks dev_shared_first: `.nv_debug.shared $__d0__10 .nv.global gv
+        ms $__u0__9` after the visible `vs`, -c -O0, sm_75-120; a static one's all come after
+        the walk, with its code)."""
         self.visible_walk()
+        if first is not None and self.rel and not self.debug and not first.is_kernel and first.linkage in ("visible", "weak"):
+            for name in self.scoped_of.get(first.name, ()):
+                if first.name in self.scoped[name].users:
+                    self.scoped_symbol(name)
         p = self.plan
         if p is None:
             return
@@ -1328,7 +1337,7 @@ class _Emitter:
                     self.shared_cap()
             else:
                 if i == 0 and not early:
-                    self.first_function_symbols()
+                    self.first_function_symbols(fn)
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
                 # .nv.info.dev_b`)
