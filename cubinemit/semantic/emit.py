@@ -1561,9 +1561,11 @@ def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str
     `.rela.text.k1 .rel.text.k1 .nv.constant2.k1 k1.const_opt.0.16 $__s1b__46`, the cap's
     UMOV between the .const read and the table's load; tests/probes_casks)."""
     events: list[tuple[str, str]] = []
+    made: set[tuple[str, str]] = set()
 
     def once(kind: str, name: str) -> None:
-        if (kind, name) not in events:
+        if (kind, name) not in made:
+            made.add((kind, name))
             events.append((kind, name))
 
     relocs = sorted(fn.relocations, key=lambda r: r.offset)
