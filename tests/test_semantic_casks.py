@@ -10,7 +10,8 @@ load (cap_between) and before the bank a jump table makes (cap_after_bank).
 
 The dev_shared_* probes make a device function first: a visible or weak one names the .shared
 variables its code uses between the visible and the other module variables (emit.data_block),
-a static one after them. Every target and -c mode must come back byte for byte."""
+a static one after them (-g -c as well). Every target and -c mode must come back byte for
+byte."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def test_hidden_asks_roundtrip(ptxas_ok, probe, mode):
         assert placed, "no target placed a hidden reference: the probe no longer exercises the rule"
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", (*MODES, "g_c"))
 @pytest.mark.parametrize("probe", sorted(p.stem for p in PROBES.glob("dev_shared_*.ptx")))
 def test_first_device_shared_roundtrip(ptxas_ok, probe, mode):
     misses, _ = _misses(probe, mode)

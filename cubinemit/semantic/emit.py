@@ -893,10 +893,10 @@ class _Emitter:
         .global variable. -c: when ``first`` is a visible or weak device function, the
         .shared variables its code uses are named between the two groups, the unused ones after
         the walk (tests/probes_casks dev_shared_first: `.nv_debug.shared $__d0__10 .nv.global gv
-        ms $__u0__9` after the visible `vs`, -c -O0, sm_75-120; a static one's all come after
-        the walk, with its code)."""
+        ms $__u0__9` after the visible `vs`, -c -O0, sm_75-120; -g -c alike, `d0 ms`; a static
+        one's all come after the walk, with its code)."""
         self.visible_walk()
-        if first is not None and self.rel and not self.debug and not first.is_kernel and first.linkage in ("visible", "weak"):
+        if first is not None and self.rel and not first.is_kernel and first.linkage in ("visible", "weak"):
             for name in self.scoped_of.get(first.name, ()):
                 if first.name in self.scoped[name].users:
                     self.scoped_symbol(name)
