@@ -13,9 +13,11 @@ import oracle
 PROBES = Path(__file__).resolve().parent / "probes_declined"
 
 #: probe -> (targets, mode, the reason its decline gives)
-#: (c_hidden_asks moved to tests/probes_gshared/gsh_c_hidden_asks once the place of the hidden
-#: .rel ask was searched for: test_semantic_gshared.test_c_hidden_rel_every_target)
-CASES: dict[str, tuple[tuple[str, ...], str, str]] = {}
+#: (c_hidden_asks, the -c hidden reference's asks, moved to tests/probes_casks once
+#: decompose._hidden_asks read its place)
+CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "gc_dev_shared_first": (("sm_75", "sm_89"), "g_c", "-g shared memory not reproduced yet (string table differ"),
+}
 
 
 def test_every_probe_is_listed():

@@ -492,11 +492,6 @@ def decompose(obj: ElfObject) -> Module:
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
         _constants(obj, fn, by_name, first_named)
-        if obj.sm >= 90 and module.options.get("compile_only") and not module.device_debug and fn.is_kernel and module.options.get("opt_level") != 0:
-            # a device function's variables are named after its code; -c -O0 names what a
-            # function references before its relocation sections (misc_device, printf_switch,
-            # samples_mix O0_c sm_90+: `__unnamed_1 $str $str$1 ... .rela.text.k .rel.text.k`)
-            _rel_before_shared(obj, fn, strtab_first)
         if module.device_debug and fn.is_kernel and fn.relocations:
             _own_shared_after_rela(obj, fn, strtab_first)
         capsule = capsules.get(f".nv.capmerc.text.{sym.name}")
@@ -572,74 +567,95 @@ def decompose(obj: ElfObject) -> Module:
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
-    if module.options.get("compile_only") and not module.device_debug and obj.sm >= 90:
+    if module.options.get("compile_only") and not module.device_debug:
+        if obj.sm >= 90:
+            _hidden_asks(obj, module)
         _check_relocatable_asks(obj, module)
     return module
 
 
+def _hidden_asks(obj: ElfObject, module: Module) -> None:
+    """-c, sm_90+: where a function's code makes the reference ptxas resolves itself (the
+    tombstoned reserved-SMEM cap; emit.relocatable_walk), read from the names its walk makes:
+    the first place (none, or before the n-th kept relocation by offset) whose walk gives the
+    file's order of .rel/.rela.text.<f>, the bank, the const_opt objects and the kernel's own
+    .shared variables is the fact ``hidden_ask_at`` (it replaces the fact
+    ``resolved_relocations`` of data._hidden_first_reference, the reference first).
+    convolutionColumnsKernel (tests/probes_rw5/rules/rel_before_shared.ptx, -c sm_90 on) names
+    `.rela.text.k .rel.text.k $s_Data` although every relocation before s_Data's own carries an
+    addend. A function no place explains is declined."""
+    from .emit import relocatable_walk
+
+    names = _first_named(obj, obj.strtab)
+    for fn in module.functions:
+        fn.facts.pop("resolved_relocations", None)
+        text_at = names.get(f".text.{fn.name}")
+        if text_at is None:
+            continue
+        asked = [n for n in (f".rel.text.{fn.name}", f".rela.text.{fn.name}") if n in names]
+        own = {d.name for d in module.data if d.space == "shared" and d.scope == fn.name and names.get(d.name, -1) > text_at} if fn.is_kernel else set()
+        bank = f".nv.constant.optimizer.{fn.name}"
+        if bank not in names:
+            bank = f".nv.constant2.{fn.name}"  # sm_90 renames it in place
+
+        def rendered(at: int | None) -> list[str]:
+            out: list[str] = []
+            for kind, name in relocatable_walk(fn, at):
+                made = [f"{name}.text.{fn.name}"] if kind == "ask" else [name] if name in own else [bank, name] if kind == "const" else []
+                out += [n for n in made if n not in out]
+            return out
+
+        for at in (None, *_hidden_places(fn)):
+            order = rendered(at)
+            if set(asked) <= set(order) and all(n in names for n in order) and sorted(order, key=names.__getitem__) == order:
+                if at is not None:
+                    fn.facts["hidden_ask_at"] = at
+                break
+        else:
+            raise NotImplementedError(f"-c relocation sections of {fn.name} asked in an order no hidden reference explains (.rel.text.{fn.name})")
+
+
+def _hidden_places(fn: Function) -> list[int]:
+    """The places of a hidden reference (before the n-th kept relocation by offset) that give
+    different walks: up to the first relocation that asks .rel (then both are asked, and a
+    hidden reference after it asks nothing new), and only after a relocation that makes
+    something (its symbol's first, or the first .rela ask)."""
+    places = [0]
+    seen: set[str | None] = set()
+    rela = False
+    for i, r in enumerate(sorted(fn.relocations, key=lambda q: q.offset)):
+        if r.symbol != fn.name and not r.addend:
+            break  # asks .rel
+        new = r.symbol not in seen or not rela
+        seen.add(r.symbol)
+        rela = True
+        if new:
+            places.append(i + 1)
+    return places
+
+
 def _check_relocatable_asks(obj: ElfObject, module: Module) -> None:
-    """-c, sm_90+: a kernel's code can make references ptxas resolves (the tombstoned
-    reserved-SMEM cap, ...) whose relocation asks come at places no kept relocation tells
-    (random -c modules with a jump table, a .const reference and a function-scope .shared
-    array: `.rela.text.k1 .rel.text.k1 .nv.constant2.k1 k1.const_opt.0.16 $__s1b__45`, where the
-    emitter asks .rel at $__s1b__45; sm_90-121). Where the module has compiler constants or
-    function-scope .shared variables the rebuilt string tables are compared with the file's,
-    and a difference is declined, naming the first name that differs, instead of building
-    other bytes."""
-    if not any(f.constants for f in module.functions) and not any(d.space == "shared" and d.scope for d in module.data):
+    """-c, every target: where names interleave with a function's relocation asks (compiler
+    constants, function-scope .shared variables) or _hidden_asks read a hidden reference's
+    place from the names, the rebuilt string tables are compared with the file's, and a
+    difference is declined, naming the first name that differs, instead of building other
+    bytes. The asks are modelled (emit.relocatable_walk), and so is where a first device
+    function names its variables (emit.data_block); the check stays as the guard of the rest
+    (it caught that rule's cases from sm_90 on, while sm_75-89 rebuilt them wrong unchecked:
+    tests/probes_casks dev_shared_*)."""
+    if not any(f.constants or f.facts.get("hidden_ask_at") is not None for f in module.functions) and not any(d.space == "shared" and d.scope for d in module.data):
         return
     from .emit import emit
 
-    def first_difference() -> tuple[int, str] | None:
-        """(rank, the file's name) of the first name the rebuild gives otherwise; (-1, "") when
-        it does not build (the build says why), None when the names agree."""
-        try:
-            rebuilt = emit(module)
-        except (ModelError, NotImplementedError):
-            return -1, ""
-        for what, ours, theirs in _differing_tables(rebuilt, obj)[:1]:
-            a, b = ours.split(b"\0"), theirs.split(b"\0")
-            at = next((i for i, (u, v) in enumerate(zip(a, b)) if u != v), min(len(a), len(b)))
-            # .shstrtab differences rank before .strtab ones
-            return (at if what == "section names" else (1 << 20) + at), (b[at].decode("latin-1") if at < len(b) else "the end")
-        return None
-
-    diff = first_difference()
-    if diff == (-1, ""):
-        return
-    funcs = {f.name: f for f in module.functions}
-    budget = HIDDEN_REL_REBUILDS
-    while diff is not None and diff[1].startswith(".rel.text."):
-        # a resolved reference asked .rel.text.<f> where no kept relocation does: which
-        # relocation's turn it came before is the one whose rebuild gives the file's names
-        # up to a later place (random -c modules, sm_90-121: `.rela.text.k1 .rel.text.k1
-        # .nv.constant2.k1`, the .const reference with an addend, then a resolved one, then
-        # the first constant; `.nv.shared.k0 .rel.text.k0 .rela.text.k0 .nv.constant3 cv`: one
-        # before the .const reference; tests/probes_gshared/gsh_c_hidden_rel_*). Fact
-        # ``hidden_rel_before`` (the kept relocation's offset)
-        fn = funcs.get(diff[1][len(".rel.text.") :])
-        if fn is None or fn.facts.get("hidden_rel_before") is not None:
-            break
-        for offset in sorted({r.offset for r in fn.relocations})[:HIDDEN_REL_CANDIDATES]:
-            if budget <= 0:
-                break
-            budget -= 1
-            fn.facts["hidden_rel_before"] = offset
-            found = first_difference()
-            if found is None or found[0] > diff[0]:
-                diff = found
-                break
-        else:
-            fn.facts.pop("hidden_rel_before", None)
-            break
-    if diff is not None:
-        raise NotImplementedError(f"-c relocation sections asked in an order not reproduced yet ({diff[1]})")
-
-
-#: how many places the search for a resolved reference's .rel ask may try per function, and
-#: how many rebuilds it may make in all
-HIDDEN_REL_CANDIDATES = 32
-HIDDEN_REL_REBUILDS = 128
+    try:
+        rebuilt = emit(module)
+    except (ModelError, NotImplementedError):
+        return  # the build says why
+    for _, ours, theirs in _differing_tables(rebuilt, obj)[:1]:
+        a, b = ours.split(b"\0"), theirs.split(b"\0")
+        at = next((i for i, (u, v) in enumerate(zip(a, b)) if u != v), min(len(a), len(b)))
+        name = b[at].decode("latin-1") if at < len(b) else "the end"
+        raise NotImplementedError(f"-c names made in an order not reproduced yet ({name})")
 
 
 def _differing_tables(ours: ElfObject, theirs: ElfObject) -> list[tuple[str, bytes, bytes]]:
@@ -1085,37 +1101,6 @@ def _own_shared_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) 
     own = [names[y.name] for y in obj.symbols if y.section is not None and y.section.name == f".nv.shared.{fn.name}" and y.name in names and names[y.name] > text and y.type != 3]
     if own and min(own) > rela:
         fn.facts["own_shared_after_rela"] = True
-
-
-def _rel_before_shared(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
-    """-c, sm_90+: a reference that leaves no relocation entry (like the tombstoned
-    .nv.reservedSmem.cap one of data._hidden_first_reference) still asks .rel.text.<f> where the
-    code makes it, which need not be first: convolutionColumnsKernel (tests/probes_rw5/rules/
-    rel_before_shared.ptx, -c sm_90 on) names `.rela.text.k .rel.text.k $s_Data` although every
-    relocation before s_Data's own carries an addend. The emitter walks the kept relocations by
-    offset, naming a .shared variable at its first one: the variables whose names follow .rel
-    although no kept relocation up to theirs asks for it are the fact ``rel_before_shared``
-    (.rel is asked right before them). The opposite (named before .rel although an earlier
-    relocation asks for it) is declined."""
-    rel = f".rel.text.{fn.name}"
-    if rel not in names:
-        return
-    asks = [r.offset for r in fn.relocations if r.symbol != fn.name and not r.addend]
-    first_ask = min(asks, default=None)
-    late: list[str] = []
-    seen: set[str] = set()
-    for r in sorted(fn.relocations, key=lambda r: r.offset):
-        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0:
-            continue
-        seen.add(r.symbol)  # a variable is named at its first relocation
-        before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
-        named_after = names[r.symbol] > names[rel]
-        if r.symbol.startswith("$") and before_ask and named_after:
-            late.append(r.symbol)
-        elif r.symbol.startswith("$") and not named_after and first_ask is not None and r.offset > first_ask and names[r.symbol] > names.get(f".text.{fn.name}", len(names)):
-            raise NotImplementedError(f".rel.text.{fn.name}: {r.symbol} named before the section its earlier relocations ask for")
-    if late:
-        fn.facts["rel_before_shared"] = late
 
 
 def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:

@@ -116,9 +116,9 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
     return names
 
 
-
 #: debug payloads that always ask .rela.<name>, with or without relocations kept
 _RELA_ALWAYS = (".debug_info", ".debug_pubnames", ".debug_pubtypes")
+
 
 def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     """The order ptxas makes the late -g banks (fact ``constant_bank_late``) in, ``functions``
@@ -151,6 +151,7 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     for callee in reversed(holders):
         out += [f for f in reversed(late) if callee.name in reached[f.name] and f not in out]
     return out + [f for f in reversed(late) if f not in out]
+
 
 class _Emitter:
     def __init__(self, module: Module):
@@ -349,6 +350,9 @@ class _Emitter:
             # builds meet such a callee in a call cycle, where the DFS emits the caller first
             # (fo_recursion -c: `.nv.info.c2 f:c1 .rela.text.c2`); every target
             self.debug_callee_symbols(fn)
+        if self.rel and not self.debug and self.family is not Family.LEGACY:
+            self.relocatable_walk(fn, text)
+            return
         if self.rel and fn.constants:
             if self.debug:
                 self.debug_callee_symbols(fn)
@@ -479,15 +483,7 @@ class _Emitter:
                 ask(".rela")  # turned RELA at once from sm_90 on
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
-        late_named = fn.facts.get("rel_before_shared", ()) if self.rel and not self.debug else ()
-        # -c sm_90+: a resolved reference's .rel ask before this relocation's turn
-        # (decompose._check_relocatable_asks)
-        hidden_at = fn.facts.get("hidden_rel_before") if self.rel and not self.debug else None
         for r in sorted(fn.relocations, key=lambda r: r.offset):
-            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
-                # -c sm_90+: made after .rel although first by offset (decompose._rel_before_shared)
-                ask(".rel")
-                ask(".rela")
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
             # made RELA at once: a return address; a relocation with a nonzero addend (below
@@ -577,22 +573,12 @@ class _Emitter:
         rel, rela = _split(fn.relocations)
         made: set[str] = set()
         if fn.facts.get("resolved_relocations") and self.family is not Family.LEGACY:
-            # sm_90 -c: a first reference to the tombstoned cap asks both before the first
+            # -g -c sm_90+: a first reference to the tombstoned cap asks both before the first
             # variable is named (data._hidden_first_reference; gsh_own_before_bank -c sm_90+:
             # `.rel.text.k .rela.text.k $__s0__10 .nv.constant2.k`)
             made.update((".rel", ".rela"))
             self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
-        late_named = fn.facts.get("rel_before_shared", ()) if not self.debug else ()
-        hidden_at = fn.facts.get("hidden_rel_before")  # decompose._check_relocatable_asks
         for r in sorted(fn.relocations, key=lambda q: q.offset):
-            if r.symbol in late_named or r.offset == hidden_at:  # type: ignore[operator]
-                # -c sm_90+: .rel asked before the variable, as in text_relocations (random -c
-                # modules with a jump table: `.nv.constant2.k0 k0.const_opt.0.16 .rela.text.k0
-                # .rel.text.k0 $__s0b__28`; tests/probes_gshared/gsh_c_bank_rel_before_shared)
-                for kind in (".rel", ".rela"):
-                    if kind not in made:
-                        made.add(kind)
-                        self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
             self.scoped_symbol(r.symbol)
             span = _const_opt_span(fn, r.symbol)
             if span is not None and r.symbol not in self.func_symbols:
@@ -614,6 +600,31 @@ class _Emitter:
                     self.ask_relocations(text, [(kind, (rel or None) if kind == ".rel" else rela)])
         self.unused_scoped(fn)
         if fn.name not in self.banks2:
+            raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
+
+    def relocatable_walk(self, fn: Function, text: Section) -> None:
+        """-c, sm_90+: the relocation sections of .text.<f>, the bank and const_opt objects
+        its constants need and its own .shared variables' names, made as
+        :func:`relocatable_walk` orders them (the hidden reference's place being the fact
+        ``hidden_ask_at``, decompose._hidden_asks). A function with constants keeps an empty
+        .rela (relocations_on_demand); other sections asked without entries are dropped."""
+        rel, rela = _split(fn.relocations)
+        entries = {".rel": rel or None, ".rela": rela if fn.constants else (rela or None)}
+        at = fn.facts.get("hidden_ask_at")
+        for kind, name in relocatable_walk(fn, at if isinstance(at, int) else None):
+            if kind == "ask":
+                self.ask_relocations(text, [(name, entries[name])])
+            elif kind == "symbol":
+                self.scoped_symbol(name)
+            else:
+                bank = self.constant_bank(fn, text)
+                start, end = _const_opt_span(fn, name)  # type: ignore[misc]
+                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
+                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
+                size = (end - start + 3) & ~3
+                self.func_symbols[name] = self.obj.new_symbol(name, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
+        self.unused_scoped(fn)
+        if fn.constants and fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
 
     def jump_table_relocations(self, fn: Function) -> None:
@@ -929,20 +940,29 @@ class _Emitter:
             raise ModelError(f"visible function {name!r} has no .text")
         self.func_symbols[name] = self.obj.add_symbol(sym)
 
-    def first_function_symbols(self) -> None:
+    def first_function_symbols(self, first: Function | None = None) -> None:
         """After the first function's section (or at the end when there is none): the reserved
         shared-memory block in executables, the UDT/UFT symbols then the reserved-SMEM offset
-        in relocatable output (sm_90+); then the module data."""
+        in relocatable output (sm_90+); then the module data (``first``: the function whose
+        section it follows)."""
         self.reserved_symbols()
-        self.data_block()
+        self.data_block(first)
 
-    def data_block(self) -> None:
+    def data_block(self, first: Function | None = None) -> None:
         """Module variables, visible and weak ones first, each group in declaration order: a
-        variable's section is made (with its section symbol) when the first variable needs it, a
-        weak or non-visible variable gets its WEAK or LOCAL symbol now. Whole program:
-        .nv.constant4 comes first when the first function calls an extern function, else right
-        after the first .global variable."""
+        variable's section is made (with its section symbol) when the first variable needs it,
+        a weak or non-visible variable gets its WEAK or LOCAL symbol now. Whole program: .nv.constant4 comes
+        first when the first function calls an extern function, else right after the first
+        .global variable. -c: when ``first`` is a visible or weak device function, the
+        .shared variables its code uses are named between the two groups, the unused ones after
+        the walk (tests/probes_casks dev_shared_first: `.nv_debug.shared $__d0__10 .nv.global gv
+        ms $__u0__9` after the visible `vs`, -c -O0, sm_75-120; -g -c alike, `d0 ms`; a static
+        one's all come after the walk, with its code)."""
         self.visible_walk()
+        if first is not None and self.rel and not first.is_kernel and first.linkage in ("visible", "weak"):
+            for name in self.scoped_of.get(first.name, ()):
+                if first.name in self.scoped[name].users:
+                    self.scoped_symbol(name)
         p = self.plan
         if p is None:
             return
@@ -1404,7 +1424,7 @@ class _Emitter:
                     self.shared_cap()
             else:
                 if i == 0 and not early:
-                    self.first_function_symbols()
+                    self.first_function_symbols(fn)
                 # -c: a device function's .shared variables are named now, in declaration
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
                 # .nv.info.dev_b`)
@@ -1609,6 +1629,50 @@ def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]
 SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
 #: the Mercury clone of a texture-index bank 0 (0x70000079 + bank number)
 SHT_CUDA_CONSTANT_MERC0 = 0x70000079
+
+
+def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str]]:
+    """-c, sm_90+: what ptxas makes as it walks ``fn``'s code, in order, each once:
+    ("symbol", name) at a relocation's first naming (a function-scope .shared variable gets
+    its symbol then), ("const", name) a ``<f>.const_opt`` object (its bank first), ("ask",
+    ".rel"/".rela") the relocation section of a reference's kind. A return address or a
+    reference with an addend starts RELA; any other starts REL and is turned RELA at once
+    (every entry ends RELA from sm_90 on). Relocations are listed in reverse code order, so
+    the walk goes by ascending offset.
+
+    ``hidden_at``: the code also makes a reference ptxas resolves itself, leaving no entry
+    (the tombstoned .nv.reservedSmem.cap base of a shared address: sm_90 `UMOV UR5, 0x400`
+    before the `UIADD3` that adds it to a variable's address), which asks .rel then .rela
+    where it stands in the code, before the ``hidden_at``-th kept relocation (random -c
+    modules with a .const read, a jump table and a function-scope .shared array, sm_90-121:
+    `.rela.text.k1 .rel.text.k1 .nv.constant2.k1 k1.const_opt.0.16 $__s1b__46`, the cap's
+    UMOV between the .const read and the table's load; tests/probes_casks)."""
+    events: list[tuple[str, str]] = []
+    made: set[tuple[str, str]] = set()
+
+    def once(kind: str, name: str) -> None:
+        if (kind, name) not in made:
+            made.add((kind, name))
+            events.append((kind, name))
+
+    relocs = sorted(fn.relocations, key=lambda r: r.offset)
+    for i in range(len(relocs) + 1):
+        if i == hidden_at:
+            once("ask", ".rel")
+            once("ask", ".rela")
+        if i == len(relocs):
+            break
+        r = relocs[i]
+        if r.symbol:
+            once("symbol", r.symbol)
+        if fn.constants and _const_opt_span(fn, r.symbol) is not None:
+            once("const", r.symbol)  # type: ignore[arg-type]
+        if r.symbol == fn.name or r.addend:
+            once("ask", ".rela")
+        else:
+            once("ask", ".rel")
+            once("ask", ".rela")
+    return events
 
 
 def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
