@@ -1038,8 +1038,11 @@ def _rel_before_shared(obj: ElfObject, fn: Function, names: dict[str, int]) -> N
     first_ask = min(asks, default=None)
     late: list[str] = []
     seen: set[str] = set()
+    # only .shared variables: printf's `$str$N` strings are module data, named with
+    # .nv.global.init (dynpar_rdc -c sm_90+, tests/probes_rw6: chain<int>'s `$str$3`)
+    shared = {y.name for y in obj.symbols if y.section is not None and y.section.name.startswith(".nv.shared.")}
     for r in sorted(fn.relocations, key=lambda r: r.offset):
-        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0:
+        if r.symbol == fn.name or r.symbol in seen or names.get(r.symbol, -1) < 0 or r.symbol not in shared:
             continue
         seen.add(r.symbol)  # a variable is named at its first relocation
         before_ask = first_ask is None or r.offset <= first_ask  # its own relocation may be the ask
