@@ -381,6 +381,11 @@ class _Emitter:
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
         between = bool(fn.facts.get("own_between_asks")) and self.debug  # decompose._own_between
         if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden and not between:
+            if self.debug and self.order_names and fn.name == self.order_names[0]:
+                # -g: the first function names the module's taken functions even when its own
+                # code asks for nothing (dynpar_rdc -g -c, tests/probes_rw6: scale_chunk<float>
+                # names the WEAK kernels launched elsewhere)
+                self.debug_callee_symbols(fn)
             if self.debug:
                 self.constant_bank(fn, text)
             if self.debug and _jump_tables(fn):
