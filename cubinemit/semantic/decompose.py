@@ -544,9 +544,35 @@ def decompose(obj: ElfObject) -> Module:
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
+    _visible_after_kernel(obj, module)
     if module.options.get("compile_only") and not module.device_debug and obj.sm >= 90:
         _check_relocatable_asks(obj, module)
     return module
+
+
+def _visible_after_kernel(obj: ElfObject, module: Module) -> None:
+    """sm_110 makes the sections of the visible variables before its reserved shared-memory
+    objects, but only of those the PTX declares before the first kernel (declaration or
+    definition; a .func's does not count): a visible variable declared after one has its section
+    made after them (tests/probes_rw6/rules/visible_after_kernel*, every mode; dynpar_rdc -c:
+    `.nv.shared.reserved.0 .nv.global`, the variables follow the `.weak .entry` prototypes).
+    Fact ``visible_after_kernel``: the visible variables whose section symbol is named after
+    the first reserved object (a section an earlier variable made tells nothing)."""
+    from ..alloc.shared import RESERVED_TCGEN05
+
+    at = {id(slot): n for n, slot in enumerate(obj.strtab.slots)}
+    anchors = [at[id(y.name_slot)] for y in obj.symbols if y.name in ("__nv_reservedSMEM_gb10b_war_var", RESERVED_TCGEN05[0]) and y.name_slot is not None]
+    if not anchors:
+        return
+    named = {id(y.section): at[id(y.name_slot)] for y in obj.symbols if y.type == STT_SECTION and y.section is not None and y.name_slot is not None}
+    home = {y.name: y.section for y in obj.symbols if y.section is not None and y.type not in (STT_FUNC, STT_SECTION)}
+    late = [
+        d.name
+        for d in module.data
+        if d.linkage == "visible" and d.scope is None and d.space in ("global", "const") and d.name in home and named.get(id(home[d.name]), -1) > min(anchors)
+    ]
+    if late:
+        module.facts["visible_after_kernel"] = late
 
 
 def _check_relocatable_asks(obj: ElfObject, module: Module) -> None:

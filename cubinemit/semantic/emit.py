@@ -177,6 +177,7 @@ class _Emitter:
         self.late_shared: list[tuple[Symbol, str]] = []
         self.plan: DataPlan | None = None
         self.walked = False  # the visible variables' sections are made
+        self.walked_names: set[str] = set()  # the visible and weak variables walked so far
         self.constant4_late = False  # whole program: .nv.constant4 made by a later kernel
         self.deferred_scoped: set[str] = set()  # functions naming unused .shared after their bank's .rela
         #: .nv.constant2.<f> banks made so far (created as .nv.constant.optimizer.<f>), by function
@@ -238,7 +239,7 @@ class _Emitter:
         self.obj.add_symbol(alias)
         # the extern-function slots and the visible variables come before sm_110's workaround
         # object, the other variables after it (printf, global_vars, mix probes on sm_110)
-        self.visible_walk()
+        self.visible_walk(before_reserved=True)
         self.reserved_objects(reserved)
 
     def tcgen05(self) -> bool:
@@ -985,19 +986,27 @@ class _Emitter:
             y.section = found
         self.late_shared.clear()
 
-    def visible_walk(self) -> None:
+    def visible_walk(self, before_reserved: bool = False) -> None:
         """The extern-function slots, then the sections of the visible variables (their
         symbols are named with the GLOBAL ones) and, in the same declaration-order walk, the
-        weak variables with their symbols (sm_110: before the workaround object); once."""
+        weak variables with their symbols (sm_110: before the workaround object); once.
+        ``before_reserved``: the walk sm_110 makes before its reserved shared-memory objects,
+        which leaves out the variables the PTX declares after a kernel (fact
+        ``visible_after_kernel``, decompose._visible_after_kernel); a later walk makes theirs."""
         p = self.plan
         if p is None or self.walked:
             return
-        self.walked = True
+        late = set(self.m.facts.get("visible_after_kernel", ())) if before_reserved else set()  # type: ignore[call-overload]
+        self.walked = not late
         self.extern_slots()
         for v in p.walk():
+            if v.name in late or v.name in self.walked_names:
+                continue
             if v.linkage == "visible":
+                self.walked_names.add(v.name)
                 self.place(v)
             elif v.linkage == "weak":
+                self.walked_names.add(v.name)
                 self.walked_symbol(v)
 
 
@@ -1272,7 +1281,7 @@ class _Emitter:
         if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
             self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
             if self.war() or self.tcgen05():
-                self.visible_walk()  # the visible variables' sections come first (sm_110)
+                self.visible_walk(before_reserved=True)  # the visible variables' sections come first (sm_110)
                 self.reserved_objects(self.reserved_section())
             return
         if not self.rel:
@@ -1283,7 +1292,7 @@ class _Emitter:
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
         self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
         if self.war() or self.tcgen05():  # relocatable: the objects' bytes only
-            self.visible_walk()  # the visible variables' sections come first (sm_110)
+            self.visible_walk(before_reserved=True)  # the visible variables' sections come first (sm_110)
             self.reserved_objects(self.reserved_section())
 
     def function_order(self) -> list[Function]:
