@@ -541,10 +541,10 @@ def decompose(obj: ElfObject) -> Module:
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
+    _visible_after_kernel(obj, module)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
-    _visible_after_kernel(obj, module)
     if module.options.get("compile_only") and not module.device_debug and obj.sm >= 90:
         _check_relocatable_asks(obj, module)
     return module
