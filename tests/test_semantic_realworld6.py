@@ -69,7 +69,19 @@ def test_realworld6_roundtrip(corpus):
 
 
 #: the rule probes: ptxas output for the modes and targets each rule is about
-RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # device-side launches: kernel addresses do not order the functions, get no signature
+    # string (a 0 mark), name the taken WEAK kernels with the first function (-g too, when it
+    # asks for nothing), a kernel's own address asks .rel like any reference, and the Mercury
+    # FUNC_DESC32 halves
+    "device_launch": (("sm_75", "sm_90", "sm_100", "sm_110", "sm_120"), RDC_MODES),
+    # -g -c: .nv.constant2 aligned by its const_opt objects (16-bit constants in 4-byte slots)
+    "const2_half": (("sm_75", "sm_86"), ("g_c", "c")),
+    # sm_110: visible variables declared after a kernel get their sections after the reserved
+    # objects (fact visible_after_kernel)
+    "visible_after_kernel": (("sm_110", "sm_100"), ("def", "c", "g", "g_c", "O0", "lineinfo")),
+    "visible_after_kernel_only": (("sm_110",), ("def", "c", "g", "g_c", "O0_c")),
+}
 
 
 def test_rule_probes_are_listed():

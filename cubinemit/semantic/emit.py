@@ -490,7 +490,11 @@ class _Emitter:
             # symbol, and on every target a reference into the middle of a .const variable:
             # reduce_atomics/coop_grid/constant_tables -c, tests/probes_rw2); -c below sm_90, a
             # sampled texture's reference (texref_independent -c: .rela.text.k_texs first)
-            if r.symbol == fn.name or r.addend or (legacy and r.symbol in refs and r.addend is not None):
+            # a kernel's own address for a device-side launch (R_CUDA_FUNC_DESC32_*) asks like
+            # any other reference (device_launch -c, tests/probes_rw6/rules: self_launch names
+            # `.rel.text.k .rela.text.k`, every target)
+            self_ref = r.symbol == fn.name and r.type not in _FUNC_DESC_TYPES
+            if self_ref or r.addend or (legacy and r.symbol in refs and r.addend is not None):
                 ask(".rela")
             else:
                 ask(".rel")
@@ -1581,6 +1585,9 @@ def _split(relocs: list[Relocation]) -> tuple[list[Relocation], list[Relocation]
     """(REL entries, RELA entries): a relocation without an addend is REL."""
     return [r for r in relocs if r.addend is None], [r for r in relocs if r.addend is not None]
 
+
+#: R_CUDA_FUNC_DESC32_32 / _LO_32 / _HI_32: a kernel's address, taken for a device-side launch
+_FUNC_DESC_TYPES = (61, 62, 63)
 
 #: the Mercury clone of a .nv.constant2.<f> bank
 SHT_CUDA_MERC_CONSTANT_OPT = 0x70000084
