@@ -564,12 +564,21 @@ def _visible_after_kernel(obj: ElfObject, module: Module) -> None:
     anchors = [at[id(y.name_slot)] for y in obj.symbols if y.name in ("__nv_reservedSMEM_gb10b_war_var", RESERVED_TCGEN05[0]) and y.name_slot is not None]
     if not anchors:
         return
-    named = {id(y.section): at[id(y.name_slot)] for y in obj.symbols if y.type == STT_SECTION and y.section is not None and y.name_slot is not None}
-    home = {y.name: y.section for y in obj.symbols if y.section is not None and y.type not in (STT_FUNC, STT_SECTION)}
+    from .data import SECTIONS as DATA_SECTIONS
+
+    # a section is named in .strtab under the name it is created with (.nv.constant3 as
+    # .nv.constant.user from sm_90 on)
+    first = _first_named(obj, obj.strtab)
+
+    def made_at(section: str) -> int:
+        d = DATA_SECTIONS.get(section)
+        return first.get(d.creation_name(obj.sm) if d is not None else section, -1)
+
+    home = {y.name: y.section.name for y in obj.symbols if y.section is not None and y.type not in (STT_FUNC, STT_SECTION)}
     late = [
         d.name
         for d in module.data
-        if d.linkage == "visible" and d.scope is None and d.space in ("global", "const") and d.name in home and named.get(id(home[d.name]), -1) > min(anchors)
+        if d.linkage == "visible" and d.scope is None and d.space in ("global", "const") and d.name in home and made_at(home[d.name]) > min(anchors)
     ]
     if late:
         module.facts["visible_after_kernel"] = late
