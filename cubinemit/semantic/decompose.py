@@ -215,7 +215,9 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
 
     out = list(declared)
     best = score(out)
-    externs = [f for f in declared if f.linkage == "extern"]
+    # ptxas's WEAK warp builtins (__cuda_sm70_*) are created in their first caller's body and
+    # move like the externs (cg_algos -c sm_75-89, tests/probes_rw6)
+    externs = [f for f in declared if f.linkage == "extern" or (f.linkage == "weak" and is_builtin_name(f.name))]
     # each pass moves one extern to the place that makes the most strings stand as in the
     # cubin (several externs may need to move: nvcc -G C++ declares malloc, free and vprintf
     # after constructors)
