@@ -65,6 +65,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 def test_probes_are_there():
     assert {p.stem for p in PROBES} >= {
         "cg_algos", "dynpar_rdc", "lowp_math", "lowp_math_89", "thrust_like", "params_spill", "cluster_sm90_90",
+        "params_spill_G", "cluster_sm90_G_90", "dynpar_G_rdc", "lowp_math_li",
     }
 
 

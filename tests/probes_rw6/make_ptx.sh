@@ -13,3 +13,8 @@ PWD=/proc/self/cwd nvcc -arch=compute_75 --extended-lambda -ptx thrust_like.cu -
 PWD=/proc/self/cwd nvcc -arch=compute_89 -ptx lowp_math.cu -o ../lowp_math_89.ptx
 PWD=/proc/self/cwd nvcc -arch=compute_90 -ptx cluster_sm90.cu -o ../cluster_sm90_90.ptx
 PWD=/proc/self/cwd nvcc -arch=compute_75 -rdc=true -ptx dynpar.cu -o ../dynpar_rdc.ptx
+# device-debug (nvcc -G: `.target sm_XX, debug`) and -lineinfo variants
+PWD=/proc/self/cwd nvcc -arch=compute_75 -G -ptx params_spill.cu -o ../params_spill_G.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_90 -G -ptx cluster_sm90.cu -o ../cluster_sm90_G_90.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_75 -G -rdc=true -ptx dynpar.cu -o ../dynpar_G_rdc.ptx
+PWD=/proc/self/cwd nvcc -arch=compute_75 -lineinfo -ptx lowp_math.cu -o ../lowp_math_li.ptx
