@@ -446,7 +446,6 @@ def without_launches(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
             f,
             address_taken=tuple(t for t in f.address_taken if t not in kernels),
             address_uses=tuple(t for t in f.address_uses if t not in kernels),
-            taken_by_data=f.taken_by_data and not f.is_kernel,
         )
         for f in functions
     ]
