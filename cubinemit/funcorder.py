@@ -433,8 +433,28 @@ def _takers(table: dict[str, PtxFunction], whole_program: bool) -> set[str]:
     return out
 
 
+def without_launches(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
+    """The functions with the kernel addresses their code takes left out: a device-side launch
+    (dynamic parallelism: ``mov.u64 %rd, kernel;`` for cudaLaunchDevice) takes a kernel's
+    address, which .nv.callgraph lists like any other taking, but the order of the functions
+    ignores it: no DFS children, no shuffle (dynpar_rdc, tests/probes_rw6: -c gives the non-static
+    roots in reverse creation order, -c -O0 and -g -c the plain *G* order, every target)."""
+    kernels = {f.name for f in functions if f.is_kernel}
+    if not any(t in kernels for f in functions for t in (*f.address_taken, *f.address_uses)):
+        return list(functions)
+    return [
+        attrs.evolve(
+            f,
+            address_taken=tuple(t for t in f.address_taken if t not in kernels),
+            address_uses=tuple(t for t in f.address_uses if t not in kernels),
+        )
+        for f in functions
+    ]
+
+
 def function_order(functions: Sequence[PtxFunction], mode: Mode) -> list[str]:
     """The functions that get a ``.text``, in ptxas's order (see module doc for the rules)."""
+    functions = without_launches(functions)
     table = _table(functions)
     if mode.whole_program:
         order = [f.name for f in reversed(functions) if _has_text(f, mode)]
@@ -586,7 +606,8 @@ def callgraph(
 
     return CallGraph(
         calls,
-        [FunctionMark(n, offset(signature(table[n], sm)) if string_offset else 1) for n in created if n in taken],
+        # a kernel taken for a device-side launch is marked with no string (0; dynpar_rdc)
+        [FunctionMark(n, (0 if table[n].is_kernel else offset(signature(table[n], sm))) if string_offset else 1) for n in created if n in taken],
         [m for n in defined_callers for m in indirect(n)],
         [CallEdge(n, t) for n in defined_callers for t in takes(n)],
     )
@@ -641,7 +662,9 @@ def signature_strings(functions: Sequence[PtxFunction], mode: Mode, order: Seque
     created = [p.signature for p in sorted(prototypes(functions, mode, order, sm), key=lambda p: declared[p.symbol])]
     if mode.whole_program:
         return list(dict.fromkeys(reversed(created)))
-    created += [signature(table[n], sm) for n in address_taken_order(functions)]
+    # a kernel taken for a device-side launch gets no string (its .nv.callgraph mark holds 0:
+    # dynpar_rdc, tests/probes_rw6)
+    created += [signature(table[n], sm) for n in address_taken_order(functions) if not table[n].is_kernel]
     created += [p for n in _dfs_order(functions, table) for p in table[n].call_prototypes]
     return list(dict.fromkeys(reversed(created)))
 
@@ -750,7 +773,9 @@ def declaration_order_from(
 
     Raises :class:`ModelError` when no order is found (``budget`` bounds the search).
     """
-    funcs = list(functions)
+    real = _table(list(functions))
+    # the search orders by the rules of function_order, which ignore device-side launches
+    funcs = without_launches(list(real.values()))
     table = _table(funcs)
     _check_order(table, mode, order)
     want = list(order)
@@ -769,6 +794,7 @@ def declaration_order_from(
         else:
             named += [n for n in users if n not in set(named)]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
+        cand = [real[f.name] for f in cand]
         if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
             return cand
         return None

@@ -140,6 +140,10 @@ _TEXT_TYPES: dict[int, tuple[int, int, int]] = {
     59: (_M["ABS16"], _M["ABS16"], 12),  # ABS16_32
     56: (_M["ABS_PROG_REL32_LO"], _M["ABS32_LO"], 12),  # ABS32_LO_32
     57: (_M["ABS_PROG_REL32_HI"], _M["ABS32_HI"], 12),  # ABS32_HI_32
+    # a kernel's address for a device-side launch (dynpar_rdc -c, tests/probes_rw6, sm_100+):
+    # ABS32 halves when a kernel launches itself, UNIFIED32 halves for another kernel
+    62: (_M["ABS32_LO"], _M["UNIFIED32_LO"], 12),  # FUNC_DESC32_LO_32
+    63: (_M["ABS32_HI"], _M["UNIFIED32_HI"], 12),  # FUNC_DESC32_HI_32
     66: (_M["ABS16"], _M["ABS16"], 12),  # CONST_FIELD21_38
     75: (_M["ABS64"], _M["ABS64"], 8),  # ABS55_16_34 (call target)
     112: (_M["UNIFIED32_LO"], _M["UNIFIED32_LO"], 12),  # UNIFIED32_LO_32

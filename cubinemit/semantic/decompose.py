@@ -216,7 +216,9 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
 
     out = list(declared)
     best = score(out)
-    externs = [f for f in declared if f.linkage == "extern"]
+    # ptxas's WEAK warp builtins (__cuda_sm70_*) are created in their first caller's body and
+    # move like the externs (cg_algos -c sm_75-89, tests/probes_rw6)
+    externs = [f for f in declared if f.linkage == "extern" or (f.linkage == "weak" and is_builtin_name(f.name))]
     # each pass moves one extern to the place that makes the most strings stand as in the
     # cubin (several externs may need to move: nvcc -G C++ declares malloc, free and vprintf
     # after constructors)
@@ -564,6 +566,7 @@ def decompose(obj: ElfObject) -> Module:
                 if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
+    _visible_after_kernel(obj, module)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
@@ -632,6 +635,40 @@ def _hidden_places(fn: Function) -> list[int]:
         if new:
             places.append(i + 1)
     return places
+
+
+def _visible_after_kernel(obj: ElfObject, module: Module) -> None:
+    """sm_110 makes the sections of the visible variables before its reserved shared-memory
+    objects, but only of those the PTX declares before the first kernel (declaration or
+    definition; a .func's does not count): a visible variable declared after one has its section
+    made after them (tests/probes_rw6/rules/visible_after_kernel*, every mode; dynpar_rdc -c:
+    `.nv.shared.reserved.0 .nv.global`, the variables follow the `.weak .entry` prototypes).
+    Fact ``visible_after_kernel``: the visible variables whose section symbol is named after
+    the first reserved object (a section an earlier variable made tells nothing)."""
+    from ..alloc.shared import RESERVED_TCGEN05
+
+    at = {id(slot): n for n, slot in enumerate(obj.strtab.slots)}
+    anchors = [at[id(y.name_slot)] for y in obj.symbols if y.name in ("__nv_reservedSMEM_gb10b_war_var", RESERVED_TCGEN05[0]) and y.name_slot is not None]
+    if not anchors:
+        return
+    from .data import SECTIONS as DATA_SECTIONS
+
+    # a section is named in .strtab under the name it is created with (.nv.constant3 as
+    # .nv.constant.user from sm_90 on)
+    first = _first_named(obj, obj.strtab)
+
+    def made_at(section: str) -> int:
+        d = DATA_SECTIONS.get(section)
+        return first.get(d.creation_name(obj.sm) if d is not None else section, -1)
+
+    home = {y.name: y.section.name for y in obj.symbols if y.section is not None and y.type not in (STT_FUNC, STT_SECTION)}
+    late = [
+        d.name
+        for d in module.data
+        if d.linkage == "visible" and d.scope is None and d.space in ("global", "const") and d.name in home and made_at(home[d.name]) > min(anchors)
+    ]
+    if late:
+        module.facts["visible_after_kernel"] = late
 
 
 def _check_relocatable_asks(obj: ElfObject, module: Module) -> None:
