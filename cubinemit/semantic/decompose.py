@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -214,49 +214,38 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
         common = [t for t in head if t in at]
         return sum(1 for i, a in enumerate(common) for b in common[i + 1 :] if at[a] < at[b])
 
-    out = list(declared)
-    best = score(out)
+    def improve(out: list, best: int, moves: Callable[[list], list[list]], rounds: int) -> tuple[list, int]:  # type: ignore[type-arg]
+        # each pass makes the move (a group of functions to one place) that puts the most
+        # strings as in the cubin, the function order and the symbols staying
+        for _ in range(rounds):
+            if strings(out) == head:
+                break
+            found = None
+            for group in moves(out):
+                rest = [g for g in out if all(g is not f for f in group)]
+                for at in range(len(rest) + 1):
+                    cand = rest[:at] + group + rest[at:]
+                    gain = score(cand)
+                    if gain > best and fits(cand):
+                        best, found = gain, cand
+            if found is None:
+                break
+            out = found
+        return out, best
+
     # ptxas's WEAK warp builtins (__cuda_sm70_*) are created in their first caller's body and
-    # move like the externs (cg_algos -c sm_75-89, tests/probes_rw6)
+    # move like the externs (cg_algos -c sm_75-89, tests/probes_rw6); several externs may need
+    # to move (nvcc -G C++ declares malloc, free and vprintf after constructors)
     externs = [f for f in declared if f.linkage == "extern" or (f.linkage == "weak" and is_builtin_name(f.name))]
-    # each pass moves one extern to the place that makes the most strings stand as in the
-    # cubin (several externs may need to move: nvcc -G C++ declares malloc, free and vprintf
-    # after constructors)
-    for _ in range(2 * len(externs)):
-        if strings(out) == head:
-            break
-        found = None
-        for group in _extern_moves(out, externs):
-            rest = [g for g in out if all(g is not f for f in group)]
-            for at in range(len(rest) + 1):
-                cand = rest[:at] + group + rest[at:]
-                gain = score(cand)
-                if gain > best and fits(cand):
-                    best, found = gain, cand
-        if found is None:
-            break
-        out = found
+    out, best = improve(list(declared), score(list(declared)), lambda cur: _extern_moves(cur, externs), 2 * len(externs))
     # a function the DFS emitted as a callee may stand almost anywhere in the declaration order
     # (funcorder.declaration_order_from): the search put nvcc -rdc's weak templates
     # binarySearch* first, while their shared `#iilii` string says one of them comes after
-    # bodyInteractionD (sort_nbody -rdc, compute_80+ PTX, every target). One at a time, such a
-    # function moves where the strings gain, the function order and the symbols staying
+    # bodyInteractionD (sort_nbody -rdc, compute_80+ PTX, every target): such functions move
+    # one at a time
     movable = [f for f in declared if f.linkage in ("weak", "visible") and not f.is_kernel]
     rounds = 2 * len(movable) if len(movable) * (len(out) + 1) <= _MOVE_BUDGET else 0
-    for _ in range(rounds):
-        if strings(out) == head:
-            break
-        found = None
-        for f in movable:
-            rest = [g for g in out if g is not f]
-            for at in range(len(rest) + 1):
-                cand = rest[:at] + [f] + rest[at:]
-                gain = score(cand)
-                if gain > best and fits(cand):
-                    best, found = gain, cand
-        if found is None:
-            break
-        out = found
+    out, best = improve(out, best, lambda cur: [[f] for f in movable], rounds)
     if head and strings(out) != head:
         # an extern declared after functions whose bodies come later still (nvcc -G C++:
         # malloc, free, vprintf after the constructors' declarations) cannot stand there in a
