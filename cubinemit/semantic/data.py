@@ -567,7 +567,7 @@ def _shared_module(module: Module) -> SharedModule | None:
 Phantom = tuple[DataObject, "int | None"]
 
 
-def _call_closure(funcs: Mapping[str, Function], name: str) -> set[str]:
+def call_closure(funcs: Mapping[str, Function], name: str) -> set[str]:
     """``name`` and every function of ``funcs`` it reaches through calls."""
     seen: set[str] = set()
     stack = [name]
@@ -1014,7 +1014,7 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 d.users = [capped.name]
 
     kernels = [f.name for f in module.functions if f.is_kernel]
-    reaches = {k: _call_closure(funcs, k) for k in kernels}
+    reaches = {k: call_closure(funcs, k) for k in kernels}
     position = {n: i for i, n in enumerate(texts)}
     for d in module.data:
         if d.space != "shared" or d.scope is not None or not any(u in early for u in d.users):
@@ -1164,7 +1164,7 @@ def _infer_coloured(
         idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not funcs_by_name[k].calls}
         cap_fn = funcs_by_name.get(cap_after or "")
         if cap_fn is not None and not cap_fn.is_kernel and not any(d.space == "shared" and cap_fn.name in d.users for d in module.data):
-            cap_needs = {k for k in names if cap_fn.name in _call_closure(funcs_by_name, k)} or None
+            cap_needs = {k for k in names if cap_fn.name in call_closure(funcs_by_name, k)} or None
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
     # objects whose kernels are known (privatised module objects, externs) may be the one
     coloured_names = {o.name for o in order}

@@ -57,7 +57,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import header_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, plan as plan_data, section_of, shared_layout, walked_first
+from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -133,19 +133,8 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     late = [f for f in functions if f.facts.get("constant_bank_late") and f.constants]
     if len(late) < 2:
         return late[::-1]
-    calls = {f.name: set(f.calls) for f in functions}
-
-    def reach(name: str) -> set[str]:
-        seen: set[str] = set()
-        todo = [name]
-        while todo:
-            for callee in calls.get(todo.pop(), ()):
-                if callee not in seen:
-                    seen.add(callee)
-                    todo.append(callee)
-        return seen
-
-    reached = {f.name: reach(f.name) for f in late}
+    by_name = {f.name: f for f in functions}
+    reached = {f.name: call_closure(by_name, f.name) - {f.name} for f in late}
     holders = [f for f in functions if f.facts.get("holds_constants")] or list(functions)
     out: list[Function] = []
     for callee in reversed(holders):
