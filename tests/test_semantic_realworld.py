@@ -102,8 +102,9 @@ def test_fixed_rules_are_exact(rw_corpus, stem, target):
 
 def test_realworld_relocatable_O0(ptxas_ok):
     """-c -O0 (what nvcc -G -rdc hands ptxas; outside the five modes the suite sweeps) on one
-    target of each family: -O0 names what a function references before its relocation
-    sections, so the -c sm_90+ check of decompose._rel_before_shared does not apply."""
+    target of each family: -O0 names what a function references (printf's `$str` strings)
+    before its relocation sections (misc_device, printf_switch; declined until the -c walk of
+    emit.relocatable_walk)."""
     cases = [(p, t, "O0_c") for p in PROBES for t in ("sm_75", "sm_90", "sm_100a", "sm_120") if not (p.stem.endswith("_90") and t == "sm_75")]
     counts, bad = oracle.corpus_outcomes(oracle.compile_many(cases))
     assert not bad, bad
