@@ -582,14 +582,8 @@ class _Emitter:
             self.ask_relocations(text, [(".rel", rel or None), (".rela", rela)])
         for r in sorted(fn.relocations, key=lambda q: q.offset):
             self.scoped_symbol(r.symbol)
-            span = _const_opt_span(fn, r.symbol)
-            if span is not None and r.symbol not in self.func_symbols:
-                bank = self.constant_bank(fn, text)
-                start, end = span
-                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
-                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
-                size = (end - start + 3) & ~3
-                self.func_symbols[r.symbol] = self.obj.new_symbol(r.symbol, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
+            if _const_opt_span(fn, r.symbol) is not None and r.symbol not in self.func_symbols:
+                self.const_opt_object(fn, text, r.symbol)  # type: ignore[arg-type]
             prefix = ".rel" if r.addend is None else ".rela"
             if self.family is not Family.LEGACY and r.addend == 0 and r.symbol != fn.name:
                 # sm_90+: a call (or other zero-addend reference) starts REL and is turned RELA
@@ -603,6 +597,15 @@ class _Emitter:
         self.unused_scoped(fn)
         if fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
+
+    def const_opt_object(self, fn: Function, text: Section, name: str) -> None:
+        """The LOCAL object ``<f>.const_opt.<start>.<end>`` a -c relocation names, in the bank
+        (made first if need be). Sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant
+        named k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)."""
+        bank = self.constant_bank(fn, text)
+        start, end = _const_opt_span(fn, name)  # type: ignore[misc]
+        size = (end - start + 3) & ~3
+        self.func_symbols[name] = self.obj.new_symbol(name, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
 
     def relocatable_walk(self, fn: Function, text: Section) -> None:
         """-c, sm_90+: the relocation sections of .text.<f>, the bank and const_opt objects
@@ -619,12 +622,7 @@ class _Emitter:
             elif kind == "symbol":
                 self.scoped_symbol(name)
             else:
-                bank = self.constant_bank(fn, text)
-                start, end = _const_opt_span(fn, name)  # type: ignore[misc]
-                # sized in whole words: kitchen -c -O0 sm_75, a 16-bit constant named
-                # k_sink_a.const_opt.16.18 is 4 bytes long (tests/probes_rw5/rules/const_opt_half)
-                size = (end - start + 3) & ~3
-                self.func_symbols[name] = self.obj.new_symbol(name, info=_LOCAL_CUDA_OBJECT, other=0x81, section=bank, value=start, size=size)  # type: ignore[arg-type]
+                self.const_opt_object(fn, text, name)
         self.unused_scoped(fn)
         if fn.constants and fn.name not in self.banks2:
             raise NotImplementedError(f"relocatable {fn.name!r} has constants but no relocation names a {fn.name}.const_opt object")
@@ -814,7 +812,8 @@ class _Emitter:
         which an executable drops empty and relocatable output fills with the RELA entries.
         .debug_info (nvcc -G PTX: DW_AT_low_pc/high_pc of each function, with addends) only
         asks .rela, on every family; so do .debug_pubnames/.debug_pubtypes (nvcc -G PTX for
-        sm_100+: one reference to .debug_info each, kept in -c only; sm_100a-121). ``rela_first``: .rela then .rel (.debug_line followed by
+        sm_100+: one reference to .debug_info each, kept in -c only; sm_100a-121).
+        ``rela_first``: .rela then .rel (.debug_line followed by
         .debug_str). ``labels``: unplaced PTX labels (undefined local symbols), named after the
         first relocation; below sm_90 the first one asks .rela (an executable drops it empty),
         from sm_90 on they follow both asks (nvcc -G dbg_inline, .debug_loc)."""
