@@ -233,10 +233,10 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
             out = found
         return out, best
 
-    # ptxas's WEAK warp builtins (__cuda_sm70_*) are created in their first caller's body and
-    # move like the externs (cg_algos -c sm_75-89, tests/probes_rw6); several externs may need
-    # to move (nvcc -G C++ declares malloc, free and vprintf after constructors)
-    externs = [f for f in declared if f.linkage == "extern" or (f.linkage == "weak" and is_builtin_name(f.name))]
+    # several externs may need to move (nvcc -G C++ declares malloc, free and vprintf after
+    # constructors); the WEAK warp builtins need not: funcorder._creation_rank makes their
+    # strings in their first caller's body (cg_algos -c sm_75-89, tests/probes_rw6)
+    externs = [f for f in declared if f.linkage == "extern"]
     out, best = improve(list(declared), score(list(declared)), lambda cur: _extern_moves(cur, externs), 2 * len(externs))
     # a function the DFS emitted as a callee may stand almost anywhere in the declaration order
     # (funcorder.declaration_order_from): the search put nvcc -rdc's weak templates
