@@ -61,6 +61,16 @@ def test_resolved_call_after_rel_is_a_fact(corpus, stem):
         assert module.functions[0].facts.get("resolved_call") == want, (stem, target)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_resolved_call_after_extern_call(corpus, target):
+    """Whole program: the extern call asks .rel.text.k, the atom loop's resolved call .rela right
+    after (below sm_90); the call itself explains the .rel, so no resolved_relocations fact."""
+    module = decompose(read_cubin(corpus[("resolved_call_after_extern", target, "def")].read_bytes()))
+    k = next(f for f in module.functions if f.name == "k")
+    assert k.facts.get("resolved_call") == ("after_rel" if target in ("sm_75", "sm_86", "sm_89") else None)
+    assert "resolved_relocations" not in k.facts
+
+
 def _kernel_records(data: bytes, kernel: str) -> list:
     from cubinemit.elf.order import symbol_order
     from cubinemit.nvinfo.codec import decode_nvinfo

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 import oracle
+from cubinemit.errors import ModelError
+from cubinemit.semantic.model import Module
 
 HERE = Path(__file__).resolve().parent / "probes_rw6"
 PROBES = sorted(HERE.glob("*.ptx"))
@@ -28,14 +30,11 @@ RDC_MODES = ("c", "O0_c", "g_c", "lineinfo_c")
 EXTRA_TARGETS = ("sm_75", "sm_90", "sm_100", "sm_120")
 EXTRA_MODES = ("O0_c", "g_c", "maxrreg32")
 #: (probe, target, mode) -> the reason its decline gives
-DECLINED: dict[tuple[str, str, str], str] = {
-    # -g sm_75: half_math's .nv.constant2 holds eleven 16-bit constants in 4-byte slots (44
-    # bytes, align 4); -g keeps no const_opt objects, so 8-byte FP64 literals among such words
-    # cannot be told apart (the -g -c build names the objects and rebuilds)
-    **{(stem, "sm_75", "g"): "-g bank alignment of 44 bytes of constants that are not all FP64 literals" for stem in ("lowp_math", "lowp_math_li")},
-}
-#: every other case is exact (678 of 680)
-MIN_EXACT = 678
+#: (probe, target, mode) -> the reason its decline gives (none left: lowp_math -g sm_75's bank of
+#: eleven 16-bit constants, 44 bytes aligned to 4, rebuilds from the fact constant_align)
+DECLINED: dict[tuple[str, str, str], str] = {}
+#: every case is exact (680 of 680)
+MIN_EXACT = 680
 
 
 def _sm(t: str) -> int:
@@ -106,3 +105,19 @@ def test_rule_probe(ptxas_ok, stem):
     counts, bad = oracle.corpus_outcomes(corpus)
     assert not bad, bad
     assert counts["exact"] == len(jobs), counts
+
+
+def test_bank_alignment_is_a_fact_where_the_rule_cannot_tell(corpus):
+    """-g keeps no constant objects: 44 bytes of 16-bit constants in 4-byte slots could hold
+    FP64 literals (align 8); only half_math's bank says its alignment, as fact constant_align."""
+    from cubinemit.reader import read_cubin
+    from cubinemit.semantic.decompose import decompose
+
+    module = decompose(read_cubin(corpus[("lowp_math", "sm_75", "g")].read_bytes()))
+    aligned = {f.name: f.facts["constant_align"] for f in module.functions if "constant_align" in f.facts}
+    assert list(aligned.values()) == [4] and "half_math" in next(iter(aligned))
+    spec = module.to_spec()
+    for f in spec["functions"]:
+        f.get("facts", {}).pop("constant_align", None)
+    with pytest.raises(ModelError, match="constant_align"):
+        Module.from_spec(spec).to_cubin()

@@ -1039,10 +1039,13 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
         return
     # the function the cap follows names shared memory itself: a device function named first
     # whose variable was read as a module one (its code section and the data walk name it at
-    # the same point: nvcc -G, __noinline__ warp_hist's `hist`) names one its kernels reach
+    # the same point: nvcc -G, __noinline__ warp_hist's `hist`) names one its kernels reach;
+    # so does a WEAK function returning the extern dynamic region (nvcc -G compute_90
+    # scan_reduce, tests/probes_rw5: SharedMemory<int>::operator int*() made before any kernel
+    # names __smem; the extern variables alias, and the first one its kernels reach takes it)
     reached_by_cap = {k for k in kernels if cap_after in reaches[k]}
     for d in module.data:
-        if d.space == "shared" and d.scope is None and d.linkage != "extern" and d.users:
+        if d.space == "shared" and d.scope is None and d.users:
             reached = {k for k in kernels if any(u in reaches[k] for u in d.users)}
             if reached_by_cap <= reached:
                 d.users = [cap_after] + [u for u in d.users if u not in reached_by_cap]

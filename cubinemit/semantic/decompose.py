@@ -522,6 +522,7 @@ def decompose(obj: ElfObject) -> Module:
         _check_late_banks(obj, module)
     if whole_program:
         _address_table_order(obj, module)
+        _extern_call_asks(obj, module, first_named)
     pre_shared = list(module.data)  # decompose_shared adds objects and reorders them all
     shared_error: NotImplementedError | None = None
     try:
@@ -536,6 +537,8 @@ def decompose(obj: ElfObject) -> Module:
         _drop_shared_asks(module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module)
+    if module.device_debug:
+        _bank_alignment(module, by_name)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
         _check_indirect_propagation(obj, module)
     if has_refs:
@@ -1099,6 +1102,29 @@ def _drop_shared_asks(module: Module) -> None:
             fn.facts.pop("resolved_indirect_call", None)
 
 
+def _extern_call_asks(obj: ElfObject, module: Module, names: dict[str, int]) -> None:
+    """Whole program, once the calls are known: a kernel's call to an extern function (a
+    syscall such as __assertfail) is a relocation ptxas resolves, asking .rel.text.<k>, so a
+    ``resolved_relocations`` fact read before the calls were known says nothing more there
+    (dropped: minimal spec). Below sm_90 a resolved call made after it (an atom whose result is
+    used in a loop) then asks .rela.text.<k> right after: `.rel.text.k .rela.text.k`, both
+    dropped (llm.c matmul_backward_bias kernel8<float, true>: assert, then atomicAdd in a
+    loop; tests/probes_gfold/resolved_call_after_extern, sm_75-89): fact ``resolved_call`` =
+    ``"after_rel"``, as after a kept reference's .rel (_resolved_call)."""
+    externs = {f.name for f in module.functions if f.linkage == "extern"}
+    texts = [slot.text for slot in obj.strtab.slots]
+    for fn in module.functions:
+        if not any(c in externs for c in fn.calls):
+            continue
+        if fn.facts.get("resolved_relocations") is True:
+            del fn.facts["resolved_relocations"]
+        rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+        if obj.sm >= 90 or fn.relocations or "resolved_call" in fn.facts or rel not in names or rela not in names:
+            continue
+        if names[rel] < names[rela] and rel in texts and rela in texts and texts.index(rela) == texts.index(rel) + 1:
+            fn.facts["resolved_call"] = "after_rel"
+
+
 def _resolved_extern_data(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     """Whole program: a variable declared ``.extern`` and defined nowhere becomes an ordinary
     visible one ("Unresolved extern variable ... ignoring extern qualifier"), yet the code's
@@ -1201,6 +1227,25 @@ def _table_reference_first(obj: ElfObject, fn: Function, names: dict[str, int]) 
             # the empty .rela stays where Mercury keeps a resolved shared-memory reference
             # in its clone (sm_100+: the cap's, for extern .shared), as _resolved_references
             fn.facts["resolved_relocations"] = "rela_kept"
+
+
+def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
+    """-g: a bank whose words are not all FP64 literals nor jump tables is aligned to 8 when an
+    FP64 literal sits among them, else 4, and -g keeps no constant objects to tell (lowp_math
+    -g sm_75, tests/probes_rw6: half_math's eleven 16-bit constants in 4-byte slots, 44
+    bytes, align 4): the alignment is a fact about the constants, ``constant_align``, read
+    where the rule cannot tell."""
+    from .emit import _bank2_align
+
+    rel = bool(module.options.get("compile_only"))
+    for fn in module.functions:
+        bank = by_name.get(f".nv.constant2.{fn.name}")
+        if bank is None or not fn.constants:
+            continue
+        try:
+            _bank2_align(fn, rel, True)
+        except ModelError:
+            fn.facts["constant_align"] = bank.addralign
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module) -> None:

@@ -406,7 +406,8 @@ class _Emitter:
                 # alias + 0x80 comes first): .rela is asked first (fact ``rela_first``)
                 self.ask_relocations(text, asks[::-1] if fn.facts.get("rela_first") else asks)
             elif resolved:  # below sm_90: the resolved extern call's .rel only (misc_device: __assertfail, tests/probes_rw2)
-                self.ask_relocations(text, [(".rel", None)])
+                # (and a resolved call's .rela after it: decompose._extern_call_asks)
+                self.ask_relocations(text, [(".rel", None)] + ([(".rela", None)] if hidden_after else []))
             return
         # ptxas asks for a relocation section when it makes the first relocation of its kind,
         # in code order: a return address (against the function itself) starts RELA, every
@@ -1715,8 +1716,11 @@ def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
         rest = len(fn.constants) - sum(tables)
         if rest >= 8 and rest % 8:
             # words that are not all FP64 literals (lowp_math -g sm_75: eleven 16-bit
-            # constants, align 4); whether FP64 literals sit among them is not known
-            raise NotImplementedError(f".nv.constant2.{fn.name}: -g bank alignment of {rest} bytes of constants that are not all FP64 literals")
+            # constants, align 4); whether FP64 literals sit among them only the compiler
+            # knows: fact ``constant_align`` (decompose._bank_alignment)
+            if "constant_align" not in fn.facts:
+                raise ModelError(f".nv.constant2.{fn.name}: -g bank of {rest} bytes of constants that are not all FP64 literals: say its alignment (fact constant_align: 8 when an FP64 literal is among them, else 4)")
+            return int(fn.facts["constant_align"])  # type: ignore[call-overload]
         return 8 if 8 in tables or rest >= 8 else 4
     return 4
 

@@ -14,3 +14,7 @@ PWD=/proc/self/cwd nvcc -arch=compute_100a -ptx tcgen05_gemm.cu -o ../tcgen05_ge
 # nvcc -rdc for compute_80: weak templates whose DFS place leaves their declaration free
 # (decompose._place_externs moves one by the prototype strings)
 PWD=/proc/self/cwd nvcc -arch=compute_80 -rdc=true -ptx sort_nbody.cu -o ../sort_nbody_rdc_80.ptx
+# nvcc -G for compute_90: the SharedMemory<T> operators stay WEAK functions naming the extern
+# __smem themselves; the first of them is made before any kernel, and .nv.reservedSmem.cap
+# follows it (data._direct_users)
+PWD=/proc/self/cwd nvcc -arch=compute_90 -G -ptx scan_reduce.cu -o ../scan_reduce_G_90.ptx
