@@ -157,14 +157,17 @@ BUILTIN_SIGNATURE: dict[str, str] = {
     "__cuda_sm20_div_s16": "#iii",
 }
 
-#: Extern functions that ptxas treats as syscalls (the list next to ``vprintf`` in its strings).
+#: Extern functions that ptxas treats as syscalls (the list next to ``vprintf`` in its strings,
+#: and the device graph calls named beside its .nv.constant bank names: cudaGraphSetConditional
+#: of CUDA-samples graphConditionalNodes gets the ABI suffix from sm_80 on).
 SYSCALLS: frozenset[str] = frozenset(
     """vprintf malloc free vfprintf __assertfail __profile cnpGetParameterBuffer cnpLaunchDevice
     cnpCtxSynchronize cnpFuncGetAttribute cnpStreamCreate cnpStreamDestroy cnpStreamWaitEvent
     cnpEventCreate cnpEventRecord cnpEventDestroy cnpDeviceGetName cnpDeviceGetAttribute
     cnpGetDeviceCount cnpGetDevice cnpGetLastError cnpSetLastError cnpGetCacheConfig
     cnpGetSharedMemConfig cnpGetLimit cnpDeviceGetTotalMem cnpGetParameterBufferV2
-    cnpLaunchDeviceV2 cudaGraphLaunch""".split()
+    cnpLaunchDeviceV2 cudaGraphLaunch cudaGraphSetConditional cudaGraphKernelNodeSetParam
+    cudaGraphKernelNodeSetGridDim cudaGraphKernelNodeSetEnabled cudaGraphKernelNodeUpdatesApply""".split()
 )
 
 
@@ -629,6 +632,16 @@ def is_builtin_name(name: str) -> bool:
 _WARP_BUILTIN = "__cuda_sm70_"
 
 
+def _injected(f: PtxFunction) -> bool:
+    """Whether ptxas creates ``f`` in the body of its first caller: a builtin, also where a
+    reader of the cubin holds it as a WEAK function (the sm_70 warp builtins in every mode,
+    every builtin under -g), since no PTX declares one (dxtc -c sm_75: bar.warp.sync,
+    rcp.rn.f32, then barrier.sync 0 create __cuda_sm70_warpsync, the rcp slow path and
+    __cuda_sm70_barrier_sync_0 in k's body, in that order, and the DFS roots them last to
+    first; tests/probes_builtin/bi_warp_creation)."""
+    return f.linkage == "builtin" or (f.linkage == "weak" and is_builtin_name(f.name))
+
+
 def _creation_rank(functions: Sequence[PtxFunction]) -> dict[str, float]:
     """Where ptxas creates each function's prototype entry: at its declaration, but a WEAK
     builtin (``__cuda_sm70_shflsync_down_p`` of ``shfl.sync.down`` with a predicate, sm_75-89)
@@ -710,13 +723,13 @@ def place_builtins(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
     its declaration). A body creates the builtins it calls that do not exist yet, in call order;
     a builtin nothing calls is dropped."""
     table = _table(functions)
-    users = [f for f in functions if f.linkage != "builtin"]
+    users = [f for f in functions if not _injected(f)]
     out: list[PtxFunction] = []
     declared: set[str] = set()
     pending: list[PtxFunction] = []
 
     def needs(f: PtxFunction) -> set[str]:
-        return {c for c in f.calls if table[c].linkage != "builtin"} | set(f.address_taken) | {f.name}
+        return {c for c in f.calls if not _injected(table[c])} | set(f.address_taken) | {f.name}
 
     for f in users:
         out.append(f)
@@ -730,7 +743,7 @@ def place_builtins(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
                 if needs(g) <= declared:
                     pending.remove(g)
                     for c in g.calls:
-                        if table[c].linkage == "builtin" and table[c] not in out:
+                        if _injected(table[c]) and table[c] not in out:
                             out.append(table[c])
                     progress = True
                     break
@@ -780,7 +793,7 @@ def declaration_order_from(
     _check_order(table, mode, order)
     want = list(order)
     hint_rank = {n: i for i, n in enumerate(hint)}
-    users = [f.name for f in funcs if f.linkage != "builtin"]
+    users = [f.name for f in funcs if not _injected(f)]
     no_text = sorted(
         (n for n in users if n not in set(want)), key=lambda n: hint_rank.get(n, len(hint_rank))
     )
@@ -793,7 +806,7 @@ def declaration_order_from(
                 return None
         else:
             named += [n for n in users if n not in set(named)]
-            cand = place_builtins([table[n] for n in named] + [f for f in funcs if f.linkage == "builtin"])
+            cand = place_builtins([table[n] for n in named] + [f for f in funcs if _injected(f)])
         cand = [real[f.name] for f in cand]
         if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
             return cand
@@ -842,21 +855,21 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
     bodies: list[str] = []
 
     def new(u: str) -> list[str]:
-        return [c for c in table[u].calls if table[c].linkage == "builtin" and c not in created]
+        return [c for c in table[u].calls if _injected(table[c]) and c not in created]
 
     def ready(u: str) -> bool:
-        refs = [c for c in table[u].calls if table[c].linkage != "builtin"] + list(table[u].address_taken)
+        refs = [c for c in table[u].calls if not _injected(table[c])] + list(table[u].address_taken)
         return u not in bodies and table[u].is_defined and all(r in declared for r in refs)
 
     i = 0
     while i < len(names):
         n = names[i]
-        if table[n].linkage != "builtin":
+        if not _injected(table[n]):
             declared.append(n)
             i += 1
             continue
         j = i
-        while j < len(names) and table[names[j]].linkage == "builtin":
+        while j < len(names) and _injected(table[names[j]]):
             j += 1
         run = names[i:j]
         for u in reversed(declared):
@@ -994,15 +1007,15 @@ def _creations(
     is its effective roots reversed, the other functions of the group placed in front of it or
     just before the root that emitted them; statics before or after the non-statics."""
     eff = set(roots)
-    s_roots = [r for r in roots if table[r].is_static and table[r].linkage != "builtin"]
-    n_roots = [r for r in roots if not table[r].is_static and table[r].linkage != "builtin"]
+    s_roots = [r for r in roots if table[r].is_static and not _injected(table[r])]
+    n_roots = [r for r in roots if not table[r].is_static and not _injected(table[r])]
     # which root emitted each function: the first root at or after it in ``order``
     pos = {n: i for i, n in enumerate(order)}
     root_pos = sorted(pos[r] for r in roots)
     emitted_by = {n: order[next(p for p in root_pos if p >= pos[n])] for n in order}
 
     def group(rts: list[str], static: bool, near: bool) -> list[str]:
-        rest = [n for n in order if table[n].is_static == static and n not in eff and table[n].linkage != "builtin"]
+        rest = [n for n in order if table[n].is_static == static and n not in eff and not _injected(table[n])]
         rest.sort(key=lambda n: hint_rank.get(n, len(hint_rank)))
         if not near:
             return rest + list(reversed(rts))

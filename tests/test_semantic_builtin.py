@@ -68,3 +68,13 @@ def test_debug_constant_bank_after_call(bi_corpus, target) -> None:
     named after .rela.text.K and .rel.text.K."""
     names = [sl.text for sl in read_cubin(bi_corpus[("bi_bank_late", target, "g")].read_bytes()).shstrtab.slots]
     assert names.index(".rela.text.K") < names.index(".rel.text.K") < names.index(".nv.constant2.K")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_89"))
+def test_warp_builtins_are_created_in_the_body(bi_corpus, target):
+    """-c: the DFS roots the builtins k's body created (warpsync, rcp slow path, barrier) last
+    to first, the WEAK warp builtins among them, and the decomposition gives that order back."""
+    path = bi_corpus[("bi_warp_creation", target, "c")]
+    assert _texts(path) == ["__cuda_sm70_barrier_sync_0", "__cuda_sm20_rcp_rn_f32_slowpath", "__cuda_sm70_warpsync", "k"]
+    data = path.read_bytes()
+    assert first_difference(semantic_roundtrip(data), data) is None

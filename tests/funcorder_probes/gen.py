@@ -344,7 +344,8 @@ SYSCALL_NAMES = """vprintf malloc free vfprintf __assertfail __profile cnpGetPar
     cnpEventCreate cnpEventRecord cnpEventDestroy cnpDeviceGetName cnpDeviceGetAttribute
     cnpGetDeviceCount cnpGetDevice cnpGetLastError cnpSetLastError cnpGetCacheConfig
     cnpGetSharedMemConfig cnpGetLimit cnpDeviceGetTotalMem cnpGetParameterBufferV2
-    cnpLaunchDeviceV2 cudaGraphLaunch""".split()
+    cnpLaunchDeviceV2 cudaGraphLaunch cudaGraphSetConditional cudaGraphKernelNodeSetParam
+    cudaGraphKernelNodeSetGridDim cudaGraphKernelNodeSetEnabled cudaGraphKernelNodeUpdatesApply""".split()
 
 
 def probes() -> dict[str, dict]:
