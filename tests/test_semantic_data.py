@@ -143,3 +143,20 @@ def test_reserved_shared_memory_roundtrip(ptxas_ok, probe, target):
     and sm_110's workaround object, in every mode."""
     misses = [m for mode in MODES if (m := _exact(ALLOC_PROBES / f"{probe}.ptx", target, mode))]
     assert not misses, misses
+
+
+@pytest.mark.parametrize("mode", ["def", "c"])
+def test_dead_shared_references(ptxas_ok, mode):
+    """k references shared memory only after a trap: the cap still follows it, k asks for no
+    relocation section (fact shared_refs_dead), and on sm_90 the cap stays a named symbol when
+    no kernel keeps a reference (tombstoned where k2 keeps one)."""
+    from cubinemit.semantic.decompose import decompose
+
+    for stem, cap_named in (("shared_refs_dead", False), ("shared_refs_dead_only", True)):
+        data = oracle.compile_ptx(PROBES / f"{stem}.ptx", "sm_90", mode).read_bytes()
+        module = decompose(read_cubin(data))
+        assert {f.name for f in module.functions if f.facts.get("shared_refs_dead")} == {"k"}
+        obj = read_cubin(data)
+        names = {slot.text for slot in obj.shstrtab.slots}
+        assert ".rel.text.k" not in names and ".rela.text.k" not in names
+        assert any(y.name == ".nv.reservedSmem.cap" for y in obj.symbols) == cap_named

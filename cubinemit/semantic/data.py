@@ -634,6 +634,24 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=users, scope=kernel))
     if empty:
         module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
+    if family_of(obj.sm) is not Family.LEGACY:
+        _dead_shared_references(obj, module)
+
+
+def _dead_shared_references(obj: ElfObject, module: Module) -> None:
+    """Whole program from sm_90 on: a kernel whose PTX references shared memory is followed by
+    .nv.reservedSmem.cap, but when the optimizer removed every such reference (code after a
+    `trap`, CuTe's sgemm_sm80 built for compute_75: assert, printf, trap) no resolved
+    reference keeps an empty .rela.text.<k>, and on sm_90 the cap, never resolved, stays a
+    named symbol instead of a tombstone (tests/probes_data/shared_refs_dead, every target from
+    sm_90 on). Such a user without the empty .rela (and without clones, which keep one anyway):
+    fact ``shared_refs_dead``."""
+    live = {s.name for s in obj.sections if not s.mercury}
+    inlined = {y.section.name[len(".text.") :] for y in obj.symbols if y.name.startswith("$") and y.section is not None and y.section.name.startswith(".text.")}
+    users = {u for d in module.data if d.space == "shared" for u in d.users}
+    for fn in module.functions:
+        if fn.name in users and fn.is_kernel and f".rela.text.{fn.name}" not in live and fn.name not in inlined:
+            fn.facts["shared_refs_dead"] = True
 
 
 def _declaration_order(obj: ElfObject, module: Module, walk: Sequence[str] = ()) -> None:
@@ -724,6 +742,23 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
     extern = [DataObject(y.name, "shared", 0, 1, None, "extern", users=users.get(y.name, [])) for y in externs]
     module.data.extend(visible + internal + extern)
     _hidden_first_reference(obj, module, {d.name: d for d in visible + internal})
+    if family_of(obj.sm) is not Family.LEGACY:
+        _dead_relocatable_references(obj, module)
+
+
+def _dead_relocatable_references(obj: ElfObject, module: Module) -> None:
+    """-c from sm_90 on: .nv.reservedSmem.cap follows the first kernel whose PTX references
+    shared memory; when the optimizer removed every such reference no relocation names a
+    variable, and on sm_90 the cap, never referenced, stays a named symbol (CuTe sgemm_sm80
+    for compute_75 -c: assert, printf, trap; tests/probes_data/shared_refs_dead). The kernel
+    the cap follows that no relocation makes a user: fact ``shared_refs_dead``."""
+    texts, cap_after = _cap_position(obj)
+    if cap_after is None:
+        return
+    users = {u for d in module.data if d.space == "shared" for u in d.users}
+    for fn in module.functions:
+        if fn.name == cap_after and fn.is_kernel and fn.name not in users:
+            fn.facts["shared_refs_dead"] = True
 
 
 def _named_after_code(slots: Sequence[str], position: dict[str, int], function: str, name: str, debug: bool = False) -> bool:

@@ -360,7 +360,7 @@ class _Emitter:
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
-        shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn)
+        shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn) and not fn.facts.get("shared_refs_dead")
         # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
         # ("after_rel"), or after the own variables and bank named since ("after_bank"):
         # decompose._resolved_call
@@ -1137,8 +1137,9 @@ class _Emitter:
         function whose code references shared memory (a kernel: after its .nv.shared.<k> and,
         first, the first function's symbols; a -c device function: after its own .shared
         variables). Declared but unused variables do not count (sh_rand14/21/22, sh_callgraph,
-        shared_module, shared_dynamic)."""
-        return any(d.space == "shared" and fn.name in d.users for d in self.m.data)
+        shared_module, shared_dynamic); PTX references the optimizer removed do (fact
+        shared_refs_dead: tests/probes_data/shared_refs_dead)."""
+        return bool(fn.facts.get("shared_refs_dead")) or any(d.space == "shared" and fn.name in d.users for d in self.m.data)
 
     def shared_cap(self) -> None:
         """After the first kernel with shared variables (and the first function's symbols):
@@ -1148,8 +1149,16 @@ class _Emitter:
             return
         self.cap_done = True
         cap = self.obj.new_symbol(".nv.reservedSmem.cap", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).shared_base)
-        if self.family is not Family.BLACKWELL:
+        if self.family is not Family.BLACKWELL and self.cap_resolved():
             self.obj.tombstone(cap)
+
+    def cap_resolved(self) -> bool:
+        """sm_90 deletes the cap once a reference to it is resolved; whole-program code whose
+        shared references were all optimized away resolves none, and the cap stays
+        (decompose: data._dead_shared_references)."""
+        if self.debug:
+            return True
+        return any(self.cap_trigger(f) and not f.facts.get("shared_refs_dead") for f in self.m.functions)
 
     def extern_slots(self) -> None:
         """Whole program: when the first function calls an extern function, its address takes
