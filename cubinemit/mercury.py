@@ -234,6 +234,11 @@ class FunctionFacts:
     #: ``pc[0] == 0``) and its first SASS instruction part (a -c weak function whose first
     #: instruction reads a .const variable: tests/probes_lib lib_calls, sm_100a)
     insn: Mapping[int, int] = attrs.field(factory=dict)
+    #: return addresses whose Mercury address differs from ``pc`` at the same SASS offset:
+    #: Mercury may put instructions of its own between a call's return point and the
+    #: instruction .nv.info records there (a CUTLASS implicit-GEMM conv kernel, -c sm_121a:
+    #: nv.info says SASS 0xcd00 is Mercury 0x432a0, the call returns to 0x431e0)
+    returns: Mapping[int, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -278,6 +283,12 @@ class MercuryFacts:
             return self.functions[func].pc[offset]
         except KeyError:
             raise MercuryError(f"no Mercury address for SASS offset {offset:#x} of {func}") from None
+
+    def return_pc(self, func: str, offset: int) -> int:
+        """The Mercury address a call returning to SASS ``offset`` returns to."""
+        ff = self.functions.get(func)
+        moved = ff.returns.get(offset) if ff is not None else None
+        return self.pc(func, offset) if moved is None else moved
 
     def insn_pc(self, func: str, offset: int) -> int:
         """The Mercury offset of the relocated instruction at SASS ``offset``."""
@@ -1057,7 +1068,7 @@ def derive_merc_relocations(
                 _M["ABS_PROG_REL32_LO"],
                 _M["ABS_PROG_REL32_HI"],
             ):
-                addend = facts.pc(owner, addend)
+                addend = facts.return_pc(owner, addend)
             out.append((off, idx(r.symbol), mtype, addend))
         ff = facts.functions.get(owner)
         for x in ff.extra_relocs if ff else ():
@@ -1367,6 +1378,7 @@ class _PcCollector:
     def __init__(self) -> None:
         self.maps: dict[str, dict[int, int]] = {}
         self.insn: dict[str, dict[int, int]] = {}
+        self.returns: dict[str, dict[int, int]] = {}
         self.conflicts: list[str] = []
         #: (function, SASS offset) whose map entry only a relocated instruction gave
         self.from_relocation: set[tuple[str, int]] = set()
@@ -1391,6 +1403,8 @@ class _PcCollector:
             self.insn.setdefault(func, {})[sass] = old
             self.from_relocation.discard(key)
             m[sass] = merc
+        elif source == "return address" and self.returns.get(func, {}).get(sass, merc) == merc:
+            self.returns.setdefault(func, {})[sass] = merc  # see FunctionFacts.returns
         else:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {old:#x} and {merc:#x} ({source})")
 
@@ -1499,7 +1513,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     if pcs.conflicts:
         raise MercuryError("Mercury address map is not a function: " + "; ".join(pcs.conflicts[:4]))
     functions = {
-        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())), insn=pcs.insn.get(f, {}))
+        f: FunctionFacts(pc=pcs.maps.get(f, {}), sizes=sizes.get(f, {}), extra_relocs=tuple(extras.get(f, ())), insn=pcs.insn.get(f, {}), returns=pcs.returns.get(f, {}))
         for f in owner_of.values()
     }
     # frame sizes of whole-program clones

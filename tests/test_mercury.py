@@ -261,3 +261,21 @@ def test_cfa_rule_exit_pattern() -> None:
         b"\x04" + struct.pack("<I", 16) + b"\x04" + struct.pack("<I", 0x240) + b"\x0c\x81\x80\x80\x28\x00"
         + b"\x04" + struct.pack("<I", 0xFFFFFFF0)
     )  # fmt: skip
+
+
+def test_return_address_apart_from_the_recorded_instruction() -> None:
+    """Mercury may put instructions of its own between a call's return point and the
+    instruction .nv.info records there (a CUTLASS implicit-GEMM conv kernel, -c sm_121a: nv.info
+    says SASS 0xcd00 is Mercury 0x432a0, the call returns to 0x431e0). The return address is
+    kept apart (FunctionFacts.returns) instead of declaring the map no function; a second,
+    different return address for the same point still is a conflict."""
+    pcs = M._PcCollector()
+    pcs.add("k", 0xCD00, 0x432A0, "nv.info")
+    pcs.add("k", 0xCD00, 0x431E0, "return address")
+    pcs.add("k", 0xCD00, 0x431E0, "return address")  # the HI half of the same pair
+    assert not pcs.conflicts
+    assert pcs.maps["k"][0xCD00] == 0x432A0 and pcs.returns["k"] == {0xCD00: 0x431E0}
+    facts = M.MercuryFacts(functions={"k": M.FunctionFacts(pc=pcs.maps["k"], returns=pcs.returns["k"])})
+    assert facts.return_pc("k", 0xCD00) == 0x431E0 and facts.pc("k", 0xCD00) == 0x432A0
+    pcs.add("k", 0xCD00, 0x43000, "return address")
+    assert pcs.conflicts
