@@ -353,7 +353,7 @@ def _table(functions: Sequence[PtxFunction]) -> dict[str, PtxFunction]:
             for r in refs:
                 if r not in table:
                     raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
-        if f.is_kernel and f.linkage in ("extern", "builtin"):
+        if f.is_kernel and f.linkage == "builtin":
             raise ModelError(f"kernel {f.name!r} cannot have linkage {f.linkage!r}")
         if f.linkage == "extern" and (f.calls or f.address_taken or f.address_uses or f.has_indirect_call):
             raise ModelError(f"extern function {f.name!r} has no body")

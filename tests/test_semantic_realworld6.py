@@ -90,6 +90,9 @@ RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "visible_after_kernel_only": (("sm_110",), ("def", "c", "g", "g_c", "O0_c")),
     # -c below sm_90: the WEAK __cuda_sm70_* builtins move like externs in the declaration order
     "weak_builtins": (("sm_75", "sm_86", "sm_89"), ("c",)),
+    # a device-side launch of an `.extern .entry` kernel: an entry-marked undefined symbol with
+    # no .nv.prototype signature string
+    "extern_entry_launch": (("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120"), RDC_MODES),
 }
 
 

@@ -124,7 +124,10 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     by_name = {f.name: f for f in module.functions}
     for sym in ordered:  # undefined functions the module calls
         if sym.type == STT_FUNC and sym.section is None and sym.shndx == 0 and sym.name not in by_name:
-            by_name[sym.name] = Function(name=sym.name, linkage="extern")
+            # an extern .entry (a kernel of another unit launched from the device: CUDA-samples
+            # cdpAdvancedQuicksort -rdc, big_bitonicsort) is marked an entry like a kernel and
+            # gets no .nv.prototype signature
+            by_name[sym.name] = Function(name=sym.name, linkage="extern", is_kernel=bool(sym.other & STO_CUDA_ENTRY))
             module.functions.append(by_name[sym.name])
     if graph is not None:
         edges = list(graph.calls)

@@ -935,7 +935,8 @@ class _Emitter:
         fn = self.functions[name]
         text = texts.get(name)
         if fn.linkage == "extern":
-            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, 0, None)
+            # an extern .entry (a kernel of another unit, launched from the device) is marked
+            sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, None)
         elif text is not None:
             sym = Symbol(self.obj.strtab.add(name), _GLOBAL_FUNC, STO_CUDA_ENTRY if fn.is_kernel else 0, text, 0, 0, len(fn.sass))
         else:
