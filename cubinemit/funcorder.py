@@ -618,8 +618,12 @@ def callgraph(
 
 #: the names of the functions ptxas injects for some instructions (``div.rn.f64`` calls
 #: ``__cuda_sm20_div_rn_f64_full``, cooperative-group barriers ``__cuda_sm70_barrier_sync_0``...;
-#: :data:`BUILTIN_FOR_OP`): ``__cuda_sm<N>_``, ``__cuda_sm3x_``
-_BUILTIN_NAME = re.compile(r"^__cuda_sm(\d+|\dx)_")
+#: :data:`BUILTIN_FOR_OP`): ``__cuda_sm<N>_``, ``__cuda_sm3x_``, ``__cuda_sm_8x_`` (the sm_80+
+#: emulation of Volta's mma.sync.m8n8k4: tests/probes_builtin/bi_nested), ``__cuda_reduxsync_``
+#: (redux.sync under -g/-O0: ggml mmid), and the other families ptxas's strings name
+#: (``__cuda_sm1xx_``, ``__cuda_scalar_video*``, ``__cuda_cp_async*``); not its syscalls
+#: (``__cuda_syscall_``) nor the sanitizer's hooks
+_BUILTIN_NAME = re.compile(r"^__cuda_(sm_?[0-9x]+|reduxsync|scalar|cp_async)_")
 
 
 def is_builtin_name(name: str) -> bool:
@@ -747,7 +751,26 @@ def place_builtins(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
                             out.append(table[c])
                     progress = True
                     break
+    made = {f.name for f in out}
+    out += [table[n] for n in _builtin_tail([f.name for f in out if _injected(f)], table, made)]
     return out
+
+
+def _builtin_tail(builtins: Sequence[str], table: dict[str, PtxFunction], made: set[str]) -> list[str]:
+    """The builtins that the bodies of ``builtins`` create, in creation order: ptxas parses an
+    injected builtin's body after the module's, and it creates the builtins it calls that do
+    not exist yet (``mma.sync.m8n8k4`` on sm_80+ calls __cuda_sm_8x_mma_col_row_f32_f16_f16_f32,
+    whose body calls __cuda_sm_8x_mma_shfl_f16 and ..._row_col_...: they come after every
+    user function; CUTLASS 07_volta_tensorop_gemm for compute_80, tests/probes_builtin/
+    bi_nested). ``made``: the functions created already (updated)."""
+    queue, tail = list(builtins), []
+    for b in queue:  # grows while it is walked
+        for c in table[b].calls:
+            if _injected(table[c]) and c not in made:
+                made.add(c)
+                tail.append(c)
+                queue.append(c)
+    return tail
 
 
 def declaration_order_from(
@@ -880,7 +903,13 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
                 i += len(nb)
                 break
         else:
-            return None
+            # the builtins the builtins' own bodies create, after the module's (_builtin_tail)
+            rest = names[i:]
+            made = set(created)
+            if not all(_injected(table[x]) for x in rest) or _builtin_tail([x for x in names[:i] if _injected(table[x])], table, made) != rest:
+                return None
+            created.update(rest)
+            i = len(names)
     for n in declared:
         if n not in bodies and table[n].is_defined:
             if new(n):

@@ -28,6 +28,7 @@ def test_builtin_names() -> None:
     assert is_builtin_name("__cuda_sm20_div_rn_f64_full")
     assert is_builtin_name("__cuda_sm3x_div_rn_noftz_f32_slowpath")
     assert is_builtin_name("__cuda_sm70_barrier_sync_0")
+    assert is_builtin_name("__cuda_sm_8x_mma_shfl_f16")
     assert not is_builtin_name("__internal_accurate_pow")
     assert not is_builtin_name("__cuda_sanitizer_report")
 
@@ -78,3 +79,18 @@ def test_warp_builtins_are_created_in_the_body(bi_corpus, target):
     assert _texts(path) == ["__cuda_sm70_barrier_sync_0", "__cuda_sm20_rcp_rn_f32_slowpath", "__cuda_sm70_warpsync", "k"]
     data = path.read_bytes()
     assert first_difference(semantic_roundtrip(data), data) is None
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_89"))
+def test_builtins_of_builtins_come_after_the_module(bi_corpus, target):
+    """-g -c: the static Ks creates the shfl and mma builtins in its body; the mma builtin's own
+    body, parsed after the module's, creates two more after the visible Kv (G order: the
+    non-static functions in creation order, then Ks)."""
+    assert _texts(bi_corpus[("bi_nested", target, "g_c")]) == [
+        "__cuda_sm70_shflsync_idx_p",
+        "__cuda_sm_8x_mma_col_row_f32_f16_f16_f32",
+        "Kv",
+        "__cuda_sm_8x_mma_shfl_f16",
+        "__cuda_sm_8x_mma_row_col_f32_f16_f16_f32",
+        "Ks",
+    ]
