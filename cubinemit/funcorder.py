@@ -951,18 +951,20 @@ def _inverse_dfs(
         def emit(root: str, seen: set[str], children: Callable[[str], list[str]] = children) -> list[str]:
             return _post_order(root, children, seen, defined.__contains__)
 
-        reach: dict[str, int] = {}
+        # how many functions each root reaches: a root cannot emit a longer block, so no block
+        # is longer than the largest count (the scan below starts there, not at the end: with
+        # thousands of kernels, scanning every later root for each block was quadratic)
+        reach = {r: len(emit(r, set())) for r in order}
+        longest = max(reach.values(), default=0)
 
         def candidates(i: int, seen: set[str]) -> Iterator[tuple[int, set[str], str]]:
             """The roots that can emit the next block order[i:j+1], the longest first (a root
-            that reaches fewer functions than the block holds cannot: counted once per root)."""
+            that reaches fewer functions than the block holds cannot)."""
             static_phase = not statics <= seen
-            for j in reversed(range(i, len(order))):
+            for j in reversed(range(i, min(len(order), i + longest))):
                 r = order[j]
                 if r in seen or (r in statics) != static_phase:
                     continue
-                if r not in reach:
-                    reach[r] = len(emit(r, set()))
                 if reach[r] < j + 1 - i:
                     continue
                 trial = set(seen)

@@ -143,8 +143,10 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
 
 
 class _Emitter:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, ptx: Sequence[PtxFunction] | None = None):
         self.m = module
+        #: the funcorder view of the functions (decompose.ptx_functions), worked out once
+        self.ptx: tuple[PtxFunction, ...] | None = None if ptx is None else tuple(ptx)
         self.sm = module.sm
         self.family = family_of(self.sm)
         self.obj = ElfObject(sm=self.sm, e_type=ET_EXEC)
@@ -515,10 +517,13 @@ class _Emitter:
         self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
-        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
-        from .decompose import ptx_functions
+        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions),
+        worked out once per emission (a fresh list each call: callers may change theirs)."""
+        if self.ptx is None:
+            from .decompose import ptx_functions
 
-        return ptx_functions(self.m)
+            self.ptx = tuple(ptx_functions(self.m))
+        return list(self.ptx)
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
@@ -1762,6 +1767,7 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
     return lay.base, lay.size
 
 
-def emit(module: Module) -> ElfObject:
-    """The ELFW object ptxas builds for ``module`` (structure; payloads filled by the builder)."""
-    return _Emitter(module).run()
+def emit(module: Module, ptx: Sequence[PtxFunction] | None = None) -> ElfObject:
+    """The ELFW object ptxas builds for ``module`` (structure; payloads filled by the builder).
+    ``ptx``: decompose.ptx_functions(module), when the caller has it."""
+    return _Emitter(module, ptx).run()
