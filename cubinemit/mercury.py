@@ -70,6 +70,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -83,6 +84,9 @@ from .elf.constants import (
 from .elf.model import ElfObject, Relocation, Section, Symbol
 from .errors import CubinemitError
 from .nvinfo.records import OFFSET_ATTRS
+
+if TYPE_CHECKING:
+    from .nvinfo.codec import WireRecord
 
 __all__ = [
     "R_MERCURY_NAMES",
@@ -1395,11 +1399,12 @@ class _PcCollector:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {old:#x} and {merc:#x} ({source})")
 
 
-def _info_pairs(orig: bytes, merc: bytes, name: str) -> list[tuple[int, int]]:
+def _info_pairs(orig: bytes, merc: Sequence[WireRecord], name: str) -> list[tuple[int, int]]:
+    """(SASS, Mercury) offset pairs of an original .nv.info.<f> and its clone's records."""
     from .nvinfo import iter_wire_records
 
     a = [w for w in iter_wire_records(orig, section=name) if w.code not in _DROPPED]
-    b = [w for w in iter_wire_records(merc, section=name) if w.code != _FINALIZER_OPTIONS]
+    b = [w for w in merc if w.code != _FINALIZER_OPTIONS]
     pairs: list[tuple[int, int]] = []
     for x, y in zip(a, b):
         if x.code != y.code:
@@ -1425,21 +1430,26 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     texts = _text_sections(obj)
     owner_of = {id(t): _text_owner(t) for t in texts}
     merc = obj.merc_symbols
+    # the per-function clones' records, split once for the two passes below
+    merc_infos = [
+        (s, list(iter_wire_records(s.data, section=s.name)))
+        for s in obj.sections
+        if s.mercury and s.name.startswith(".nv.merc.nv.info.")
+    ]
     # finalizer options
     options = None
-    for s in obj.sections:
-        if s.mercury and s.name.startswith(".nv.merc.nv.info."):
-            for w in iter_wire_records(s.data, section=s.name):
-                if w.code == _FINALIZER_OPTIONS:
-                    if options is not None and w.body != options:
-                        raise MercuryError("two MERCURY_FINALIZER_OPTIONS payloads in one module")
-                    options = w.body
+    for s, wires in merc_infos:
+        for w in wires:
+            if w.code == _FINALIZER_OPTIONS:
+                if options is not None and w.body != options:
+                    raise MercuryError("two MERCURY_FINALIZER_OPTIONS payloads in one module")
+                options = w.body
     # nv.info offsets
-    for s in obj.sections:
-        if s.mercury and s.name.startswith(".nv.merc.nv.info.") and s.clone_of is not None:
+    for s, wires in merc_infos:
+        if s.clone_of is not None:
             o = s.clone_of
             if isinstance(o.info, Section):
-                for a, b in _info_pairs(o.data, s.data, s.name):
+                for a, b in _info_pairs(o.data, wires, s.name):
                     pcs.add(owner_of[id(o.info)], a, b, "nv.info")
     # function symbols: sizes and clone entry points
     sizes: dict[str, dict[str, int]] = {}

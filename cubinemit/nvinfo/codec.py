@@ -82,8 +82,15 @@ class WireRecord(NamedTuple):
     body: bytes
 
 
+#: the format bytes as plain ints (iter_wire_records compares every record's against them)
+_SVAL_BYTE = int(EIFormat.SVAL)
+_FIXED_BYTES = frozenset(int(f) for f in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL))
+
+
 def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] = attr_name) -> Iterator[WireRecord]:
     """Split a section into records, checking only the framing."""
+    if not isinstance(data, bytes):
+        data = bytes(data)  # slices of bytes are bytes: the bodies need no copy
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
@@ -91,18 +98,18 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
                 f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
             )
         fmt, code = data[pos], data[pos + 1]
-        if fmt == EIFormat.SVAL:
-            (size,) = struct.unpack_from("<H", data, pos + 2)
+        if fmt == _SVAL_BYTE:
+            size = data[pos + 2] | data[pos + 3] << 8
             if pos + 4 + size > end:
                 raise SectionFormatError(
                     f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
                 )
-            yield WireRecord(pos, fmt, code, bytes(data[pos + 4 : pos + 4 + size]))
+            yield WireRecord(pos, fmt, code, data[pos + 4 : pos + 4 + size])
             pos += 4 + size
-        elif fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
-            yield WireRecord(pos, fmt, code, bytes(data[pos + 2 : pos + 4]))
+        elif fmt in _FIXED_BYTES:
+            yield WireRecord(pos, fmt, code, data[pos + 2 : pos + 4])
             pos += 4
         else:
             raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
