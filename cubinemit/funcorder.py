@@ -90,6 +90,7 @@ appended on sm_80 and later (none on sm_75).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -545,7 +546,8 @@ def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[s
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
     local = [n for n in created if table[n].linkage in ("static", "weak", "builtin")]
-    return local + [n for n in created if n not in set(local)]
+    local_set = set(local)
+    return local + [n for n in created if n not in local_set]
 
 
 def _externs_reached(table: dict[str, PtxFunction], kernel: str) -> list[str]:
@@ -794,18 +796,19 @@ def declaration_order_from(
     want = list(order)
     hint_rank = {n: i for i, n in enumerate(hint)}
     users = [f.name for f in funcs if not _injected(f)]
-    no_text = sorted(
-        (n for n in users if n not in set(want)), key=lambda n: hint_rank.get(n, len(hint_rank))
-    )
+    wanted = set(want)
+    no_text = sorted((n for n in users if n not in wanted), key=lambda n: hint_rank.get(n, len(hint_rank)))
+    no_text_set = set(no_text)
 
     def finish(user_order: Sequence[str], builtins_placed: bool = False) -> list[PtxFunction] | None:
-        named = list(no_text) + [n for n in user_order if n not in set(no_text)]
+        named = list(no_text) + [n for n in user_order if n not in no_text_set]
         if builtins_placed:
             cand = [table[n] for n in named]
             if definition_order(cand) is None:
                 return None
         else:
-            named += [n for n in users if n not in set(named)]
+            named_set = set(named)
+            named += [n for n in users if n not in named_set]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if _injected(f)])
         cand = [real[f.name] for f in cand]
         if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
@@ -1014,7 +1017,7 @@ def _creations(
     # which root emitted each function: the first root at or after it in ``order``
     pos = {n: i for i, n in enumerate(order)}
     root_pos = sorted(pos[r] for r in roots)
-    emitted_by = {n: order[next(p for p in root_pos if p >= pos[n])] for n in order}
+    emitted_by = {n: order[root_pos[bisect.bisect_left(root_pos, pos[n])]] for n in order}
 
     def group(rts: list[str], static: bool, near: bool) -> list[str]:
         rest = [n for n in order if table[n].is_static == static and n not in eff and not _injected(table[n])]
@@ -1025,20 +1028,22 @@ def _creations(
         for r in reversed(rts):
             out += [n for n in rest if emitted_by[n] == r]
             out.append(r)
-        return [n for n in rest if n not in set(out)] + out
+        placed = set(out)
+        return [n for n in rest if n not in placed] + out
 
+    taker_set = set(takers_g)
     for near in (False, True):
         st, ns = group(s_roots, True, near), group(n_roots, False, near)
         for user in (st + ns, ns + st):
             g = [n for n in user if not table[n].is_static] + [n for n in user if table[n].is_static]
-            if [n for n in g if n in set(takers_g)] == takers_g:
+            if [n for n in g if n in taker_set] == takers_g:
                 yield user
             else:
                 # free takers may move; keep the roots and move the others
-                fixed = [n for n in user if n not in set(takers_g) or n in eff]
+                fixed = [n for n in user if n not in taker_set or n in eff]
                 free = [n for n in takers_g if n not in eff]
                 trial = fixed + free
                 g = [n for n in trial if not table[n].is_static] + [n for n in trial if table[n].is_static]
-                if [n for n in g if n in set(takers_g)] == takers_g:
+                if [n for n in g if n in taker_set] == takers_g:
                     yield trial
 
