@@ -168,25 +168,32 @@ def _mbarrier_entry(body: bytes, pos: int) -> MbarrierEntry:
     return MbarrierEntry(offset, base_reg, imm, kind & 0xF, ureg, (kind >> 4) & 3, aux, kind >> 6, pad)
 
 
+#: the layout groups as sets: every SVAL record is tested against them (a tuple of IntEnum
+#: members is scanned with Python-level comparisons)
+_U32_SET, _OFFSET_SET, _WORDS_SET = frozenset(U32_ATTRS), frozenset(OFFSET_ATTRS), frozenset(WORDS_ATTRS)
+_SYMBOL_VALUE_SET, _SYMBOL_LIST_SET = frozenset(SYMBOL_VALUE_ATTRS), frozenset(SYMBOL_LIST_ATTRS)
+_DIM3_SET = frozenset(DIM3_ATTRS)
+
+
 def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord | None:
     """Type an SVAL payload; None when the layout does not fit (the caller keeps it raw)."""
     size = len(body)
     words = _words(body)
-    if attr in U32_ATTRS:
+    if attr in _U32_SET:
         return U32Value(attr, words[0]) if size == 4 and words else None
-    if attr in OFFSET_ATTRS:
+    if attr in _OFFSET_SET:
         return InstrOffsets(attr, words) if words is not None else None
-    if attr in WORDS_ATTRS:
+    if attr in _WORDS_SET:
         return U32List(attr, words) if words is not None else None
-    if attr in SYMBOL_VALUE_ATTRS:
+    if attr in _SYMBOL_VALUE_SET:
         if size != 8 or words is None:
             return None
         return SymbolValue(attr, _sym(ctx, attr, words[0], at), words[1])
-    if attr in SYMBOL_LIST_ATTRS:
+    if attr in _SYMBOL_LIST_SET:
         if words is None:
             return None
         return SymbolList(attr, tuple(_sym(ctx, attr, w, at + 4 * i) for i, w in enumerate(words)))
-    if attr in DIM3_ATTRS:
+    if attr in _DIM3_SET:
         return Dim3(attr, *words) if size == 12 and words else None
     if attr is EIAttr.PARAM_CBANK:
         if size != 8:

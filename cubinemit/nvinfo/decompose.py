@@ -385,7 +385,10 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         if not f.is_kernel:
             out.append(f)
             continue
-        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=())
+        # what is read of the propagation: recursion, which the entry's own facts do not
+        # change, and for an entry using %ctaid.z whether its callees do too (only then is the
+        # bare copy needed: most entries would pay for a copy they do not use)
+        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=()) if f.ctaid_z_used else f
         prop = propagate(module, bare, by_name)
         changes: dict[str, object] = {"externs": tuple(e for e in f.externs if (f.name, e) in direct)}
         if prop.recursive:
@@ -394,7 +397,9 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         if f.ctaid_z_used and prop.ctaid_z_used:
             candidates = [{**changes, "ctaid_z_used": False}, changes]
         for cand in candidates:
-            facts = attrs.evolve(f, **cand)  # type: ignore[arg-type]
+            # (no copy when the candidate changes nothing: most entries keep their own facts)
+            same = all(getattr(f, k) == v for k, v in cand.items())
+            facts = f if same else attrs.evolve(f, **cand)  # type: ignore[arg-type]
             if build_function_info(None, module, facts, functions=by_name) == raw.records:
                 break
         else:
