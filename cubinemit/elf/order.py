@@ -17,6 +17,7 @@ from ..arch import facts
 from .constants import (
     ET_EXEC,
     SHF_ALLOC,
+    SHF_CUDA_MERCURY,
     SHF_INFO_LINK,
     SHF_EXECINSTR,
     SHF_WRITE,
@@ -59,15 +60,16 @@ def relocated_banks(obj: ElfObject) -> set[int]:
 
 
 def section_class(section: Section, late: set[int]) -> int:
-    if section.mercury:
+    flags = section.flags
+    if flags & SHF_CUDA_MERCURY:
         return CLASS_MERCURY
     if section.role in _TABLE_ROLES:
         return CLASS_TABLES
     if id(section) in late:
         return CLASS_LATE_BANK0
-    if section_is_reloc(section):
+    if section.sh_type in _RELOC_TYPES:  # section_is_reloc: a Mercury section returned above
         return CLASS_RELOC
-    if not section.flags & SHF_ALLOC:
+    if not flags & SHF_ALLOC:
         if section.sh_type == SHT_PROGBITS and section.name.startswith((".debug_", ".nv_debug_")):
             return CLASS_DEBUG
         return CLASS_NONALLOC
@@ -98,10 +100,9 @@ def _reloc_positions(obj: ElfObject) -> dict[int, float]:
     """
     position = {id(slot): n for n, slot in enumerate(obj.shstrtab.slots)}
     rel_names: dict[str, int] = {}
-    for slot in obj.shstrtab.slots:
-        key = _reloc_key(slot.text)
-        if key is not None and key[0] == ".rel":
-            rel_names.setdefault(key[1], position[id(slot)])
+    for n, slot in enumerate(obj.shstrtab.slots):
+        if slot.text.startswith(".rel."):  # _reloc_key's ".rel" names, without the others' work
+            rel_names.setdefault(final_name(slot.text[len(".rel") :]), n)
     out: dict[int, float] = {}
     for s in obj.sections:
         if section_is_reloc(s):
@@ -140,9 +141,12 @@ def _texture_bank_positions(obj: ElfObject, position: dict[int, int]) -> dict[in
     return out
 
 
+_RELOC_TYPES = frozenset({SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA})
+
+
 def section_is_reloc(section: Section) -> bool:
     """REL/RELA, and the .nv.resolvedrela.* sections of -sanitize=memcheck below sm_90."""
-    return section.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA) and not section.mercury
+    return section.sh_type in _RELOC_TYPES and not section.mercury
 
 
 def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:

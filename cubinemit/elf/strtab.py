@@ -91,13 +91,19 @@ class StringTable:
         return slot
 
     def layout(self) -> tuple[bytes, dict[int, int]]:
-        """The table's bytes and each slot's offset, keyed by ``id(slot)``."""
-        out = bytearray()
+        """The table's bytes and each slot's offset, keyed by ``id(slot)`` (each slot rendered
+        as :meth:`StrSlot.render` does, inline: tables hold tens of thousands of slots)."""
+        parts: list[bytes] = []
         offsets: dict[int, int] = {}
+        pos = 0
         for slot in self.slots:
-            offsets[id(slot)] = len(out)
-            out += slot.render()
-        return bytes(out), offsets
+            offsets[id(slot)] = pos
+            data = slot.text.encode("utf-8", "surrogateescape")
+            pad = max(slot.width - len(data), 0) + 1
+            parts.append(data)
+            parts.append(bytes(pad))
+            pos += len(data) + pad
+        return b"".join(parts), offsets
 
     def __iter__(self) -> Iterator[StrSlot]:
         return iter(self.slots)
