@@ -481,12 +481,13 @@ class _Slots:
 
     def __init__(self, target: Target, facts: FunctionFacts):
         self.target = target
+        self.arch = target.name  # what gate() keys its table by, worked out once per function
         self.facts = facts
         self.slots: dict[_Slot, list[NvInfoRecord]] = {}
 
     def gate(self, attr: EIAttr) -> Emission | None:
         """The emission rule, or None when the record must be dropped silently."""
-        g = gate(self.target, attr)
+        g = gate(self.arch, attr)
         if g.emission is Emission.NEVER:
             if attr in _SILENTLY_DROPPED:
                 return None
@@ -502,7 +503,7 @@ class _Slots:
         self.slots.setdefault(slot, []).append(record)
 
     def constant(self, attr: EIAttr, make: type[U32Value] | type[HalfValue] | type[Flag]) -> None:
-        g = gate(self.target, attr)
+        g = gate(self.arch, attr)
         if g.emission is not Emission.EVERY_FUNCTION:
             return
         if make is Flag:
@@ -581,10 +582,10 @@ def build_function_info(
         s.add(EIAttr.TOOLS_PATCH_FUNC, Flag(EIAttr.TOOLS_PATCH_FUNC))
     if f.at_entry_fragments:
         s.add(EIAttr.AT_ENTRY_FRAGMENTS, U32List(EIAttr.AT_ENTRY_FRAGMENTS, f.at_entry_fragments))
-    reserved = gate(t, EIAttr.RESERVED_SMEM_USED).emission
+    reserved = gate(s.arch, EIAttr.RESERVED_SMEM_USED).emission
     if (kernel and reserved is Emission.EVERY_FUNCTION) or f.reserved_smem:
         s.add(EIAttr.RESERVED_SMEM_USED, Flag(EIAttr.RESERVED_SMEM_USED))
-    if gate(t, EIAttr.SPARSE_MMA_MASK).emission is Emission.EVERY_FUNCTION:
+    if gate(s.arch, EIAttr.SPARSE_MMA_MASK).emission is Emission.EVERY_FUNCTION:
         mask = 0
         for kind in f.sparse_mma:
             mask |= 1 << SPARSE_MMA_KINDS[kind]
@@ -635,7 +636,7 @@ def build_function_info(
         s.add(EIAttr.COOP_GROUP_INSTR_OFFSETS, InstrOffsets(EIAttr.COOP_GROUP_INSTR_OFFSETS, f.coop_group_offsets))
     if f.instr_reg_map is not None:
         s.add(EIAttr.INSTR_REG_MAP, U32List(EIAttr.INSTR_REG_MAP, f.instr_reg_map))
-    if gate(t, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
+    if gate(s.arch, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
         vrc = _VRC_TCGEN05 if f.tcgen05_1cta or f.tcgen05_2cta else 0
         s.add(EIAttr.VRC_CTA_INIT_COUNT, ByteValue(EIAttr.VRC_CTA_INIT_COUNT, vrc))
     if f.mbarriers:

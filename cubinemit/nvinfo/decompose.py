@@ -99,13 +99,24 @@ def _infer_alignments(sizes: list[int], offsets: list[int], origin: int = 0) -> 
         natural = 1
         while natural * 2 <= min(size, 16):
             natural *= 2
-        candidates = [a for a in (1 << k for k in range(16)) if ((origin + end + a - 1) & ~(a - 1)) - origin == off]
-        if not candidates:
-            raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
-        small = [a for a in candidates if a <= natural]
-        out.append(max(small) if small else min(candidates))
+        out.append(_landing_alignment(origin + end, origin + off, natural, off, end))
         end = off + size
     return out
+
+
+def _landing_alignment(start: int, target: int, natural: int, off: int, end: int) -> int:
+    """The alignment for :func:`_infer_alignments`: among the powers of two up to 1 << 15 that
+    round ``start`` up to ``target``, the largest up to ``natural``, else the smallest."""
+    best = 0
+    for k in range(16):
+        a = 1 << k
+        if (start + a - 1) & -a == target:
+            if a > natural:
+                return best or a  # the smallest one above natural, when none below lands
+            best = a
+    if not best:
+        raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
+    return best
 
 
 @attrs.define

@@ -425,7 +425,7 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
             if cls is CallGraph:
                 return _callgraph(value)
             fields = _field_converters(cls)
-            return cls(**{k: fields[k](v) for k, v in value.items()})
+            return cls(**{k: v if fields[k] is _identity else fields[k](v) for k, v in value.items()})
 
         return structure
     return _identity
