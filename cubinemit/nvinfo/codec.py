@@ -357,29 +357,31 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
     raise ModelError(f"not an .nv.info record: {record!r}")
 
 
-def _frame(fmt: int, code: int, body: bytes, what: str) -> bytes:
+def _frame(fmt: int, code: int, body: bytes, what: Callable[[], str]) -> bytes:
+    """The record's wire bytes; ``what`` names it in an error (called only then: naming every
+    record formatted a string per record)."""
     if fmt == EIFormat.SVAL:
         if len(body) > 0xFFFF:
-            raise ModelError(f"{what}: payload of {len(body)} bytes does not fit EIFMT_SVAL's u16 size")
+            raise ModelError(f"{what()}: payload of {len(body)} bytes does not fit EIFMT_SVAL's u16 size")
         return struct.pack("<BBH", fmt, code, len(body)) + body
     if fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
         if len(body) != 2:
-            raise ModelError(f"{what}: a {EIFormat(fmt).cuobjdump_name} record carries 2 bytes, got {len(body)}")
+            raise ModelError(f"{what()}: a {EIFormat(fmt).cuobjdump_name} record carries 2 bytes, got {len(body)}")
         return bytes((fmt, code)) + body
-    raise ModelError(f"{what}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
+    raise ModelError(f"{what()}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
 
 
 def encode_record(record: NvInfoRecord, *, symbol_index: SymbolIndex) -> bytes:
     """The wire bytes of one record."""
     if isinstance(record, RawRecord):
-        return _frame(record.fmt, record.code, record.payload, f"raw record {attr_name(record.code)}")
+        return _frame(record.fmt, record.code, record.payload, lambda: f"raw record {attr_name(record.code)}")
     if isinstance(record, Flag):
         return bytes((EIFormat.NVAL, record.attr, 0, 0))
     if isinstance(record, ByteValue):
         return bytes((EIFormat.BVAL, record.attr, record.value, 0))
     if isinstance(record, HalfValue):
         return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
-    return _frame(EIFormat.SVAL, record.attr, _sval_payload(record, symbol_index), record.attr.cuobjdump_name)
+    return _frame(EIFormat.SVAL, record.attr, _sval_payload(record, symbol_index), lambda: record.attr.cuobjdump_name)
 
 
 def encode_nvinfo(records: Iterable[NvInfoRecord], *, symbol_index: SymbolIndex) -> bytes:
@@ -423,7 +425,7 @@ def _decode_compat_record(w: WireRecord) -> CompatRecord:
 def encode_compat_record(record: CompatRecord) -> bytes:
     """The wire bytes of one ``.nv.compat`` record."""
     if isinstance(record, RawCompatRecord):
-        return _frame(record.fmt, record.code, record.payload, f"raw record {compat_attr_name(record.code)}")
+        return _frame(record.fmt, record.code, record.payload, lambda: f"raw record {compat_attr_name(record.code)}")
     if isinstance(record, CompatFlag):
         return bytes((EIFormat.NVAL, record.attr, 0, 0))
     if isinstance(record, CompatValue):
@@ -431,7 +433,7 @@ def encode_compat_record(record: CompatRecord) -> bytes:
             return bytes((EIFormat.BVAL, record.attr, record.value, 0))
         return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
     if isinstance(record, CompatWords):
-        return _frame(EIFormat.SVAL, record.attr, _pack_words(record.values), record.attr.cuobjdump_name)
+        return _frame(EIFormat.SVAL, record.attr, _pack_words(record.values), lambda: record.attr.cuobjdump_name)
     raise ModelError(f"not a .nv.compat record: {record!r}")
 
 
