@@ -342,27 +342,34 @@ def _table(functions: Sequence[PtxFunction]) -> dict[str, PtxFunction]:
             raise ModelError(f"function {f.name!r}: unknown linkage {f.linkage!r}")
         table[f.name] = f
     for f in functions:
-        if len(set(f.calls)) != len(f.calls):
-            raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
-        if f.call_sites and _first(f.call_sites) != list(f.calls):
-            raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
-        for what, refs in (
-            ("calls", f.calls),
-            ("takes the address of", f.address_taken),
-            ("uses the address of", f.address_uses),
-        ):
-            for r in refs:
-                if r not in table:
-                    raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
+        refers = f.calls or f.address_taken or f.address_uses  # most functions name none
+        if refers or f.call_sites:
+            _check_references(f, table)
         if f.is_kernel and f.linkage in ("extern", "builtin"):
             raise ModelError(f"kernel {f.name!r} cannot have linkage {f.linkage!r}")
-        if f.linkage == "extern" and (f.calls or f.address_taken or f.address_uses or f.has_indirect_call):
+        if f.linkage == "extern" and (refers or f.has_indirect_call):
             raise ModelError(f"extern function {f.name!r} has no body")
     for f in functions:
         for r in f.calls:
             if table[r].is_kernel:
                 raise ModelError(f"function {f.name!r} calls kernel {r!r}")
     return table
+
+
+def _check_references(f: PtxFunction, table: dict[str, PtxFunction]) -> None:
+    """:func:`_table`'s checks of the functions ``f`` calls or takes the address of."""
+    if len(set(f.calls)) != len(f.calls):
+        raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
+    if f.call_sites and _first(f.call_sites) != list(f.calls):
+        raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
+    for what, refs in (
+        ("calls", f.calls),
+        ("takes the address of", f.address_taken),
+        ("uses the address of", f.address_uses),
+    ):
+        for r in refs:
+            if r not in table:
+                raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
 
 
 def _first(values: Iterable[str]) -> list[str]:
