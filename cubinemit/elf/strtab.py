@@ -105,6 +105,18 @@ class StringTable:
             pos += len(data) + pad
         return b"".join(parts), offsets
 
+    def offsets(self) -> dict[int, int]:
+        """Each slot's offset, keyed by ``id(slot)``, as :meth:`layout` gives them (without
+        rendering the bytes)."""
+        offsets: dict[int, int] = {}
+        pos = 0
+        for slot in self.slots:
+            offsets[id(slot)] = pos
+            text = slot.text
+            size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+            pos += max(slot.width, size) + 1
+        return offsets
+
     def __iter__(self) -> Iterator[StrSlot]:
         return iter(self.slots)
 

@@ -94,7 +94,7 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
             # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
             end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
             bank.data = bytes(end)
-    strtab, offsets = obj.strtab.layout()
+    offsets = obj.strtab.offsets()
     by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
