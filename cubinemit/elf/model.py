@@ -284,14 +284,14 @@ class ElfObject:
 
     # --- queries ------------------------------------------------------------------------------
     def section(self, name: str) -> Section:
-        for section in self.sections:
-            if section.name == name:
-                return section
-        raise ModelError(f"no section named {name!r}")
+        found = self.find_section(name)
+        if found is None:
+            raise ModelError(f"no section named {name!r}")
+        return found
 
     def find_section(self, name: str) -> Section | None:
         for section in self.sections:
-            if section.name == name:
+            if section.name_slot.text == name:  # Section.name, without a property call per section
                 return section
         return None
 

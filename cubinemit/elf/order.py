@@ -49,13 +49,16 @@ def late_banks(obj: ElfObject) -> set[int]:
     if not facts(obj.sm).late_bank0:
         return set()
     relocated = relocated_banks(obj)
-    return {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and not s.mercury and id(s) not in relocated}
+    # (the Mercury test first: it is the cheaper one, and half the sections of sm_100+ fail it)
+    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name.startswith(".nv.constant0.") and id(s) not in relocated}
 
 
 def relocated_banks(obj: ElfObject) -> set[int]:
     """ids of the .nv.constant0.<f> that carry relocations: texture-index banks (ptxas creates
     them as .nv.constant.entry_image_header_indices.<f> and treats them apart)."""
     targets = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section) and not s.mercury}
+    if not targets:
+        return set()
     return {id(s) for s in obj.sections if id(s) in targets and s.name.startswith(".nv.constant0.")}
 
 
