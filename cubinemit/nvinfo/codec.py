@@ -12,6 +12,7 @@ and ``where`` = the section name. Anything merely unfamiliar is kept as a raw re
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
@@ -85,6 +86,9 @@ class WireRecord(NamedTuple):
 #: the format bytes as plain ints (iter_wire_records compares every record's against them)
 _SVAL_BYTE = int(EIFormat.SVAL)
 _FIXED_BYTES = frozenset(int(f) for f in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL))
+#: WireRecord from a (offset, fmt, code, body) tuple, without the Python-level __new__ a
+#: NamedTuple call goes through (one per record of every section split)
+_wire_record = functools.partial(tuple.__new__, WireRecord)
 
 
 def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] = attr_name) -> Iterator[WireRecord]:
@@ -106,10 +110,10 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
                     offset=pos,
                     where=section,
                 )
-            yield WireRecord(pos, fmt, code, data[pos + 4 : pos + 4 + size])
+            yield _wire_record((pos, fmt, code, data[pos + 4 : pos + 4 + size]))
             pos += 4 + size
         elif fmt in _FIXED_BYTES:
-            yield WireRecord(pos, fmt, code, data[pos + 2 : pos + 4])
+            yield _wire_record((pos, fmt, code, data[pos + 2 : pos + 4]))
             pos += 4
         else:
             raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
