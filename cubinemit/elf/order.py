@@ -160,7 +160,18 @@ def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
     if late is None:
         late = late_banks(obj)
     rpos = _reloc_positions(obj)
-    return sorted(obj.sections, key=lambda s: (section_class(s, late), rpos.get(id(s), 0)))
+    # a stable sort by (class, relocation position), done as buckets: only the buckets holding
+    # a section with a position (relocation sections, _reloc_positions) need sorting
+    buckets: dict[int, list[Section]] = {}
+    positioned: set[int] = set()
+    for s in obj.sections:
+        c = section_class(s, late)
+        buckets.setdefault(c, []).append(s)
+        if id(s) in rpos:
+            positioned.add(c)
+    for c in positioned:
+        buckets[c].sort(key=lambda s: rpos.get(id(s), 0))
+    return [s for c in sorted(buckets) for s in buckets[c]]
 
 
 def text_sections(obj: ElfObject) -> list[Section]:
@@ -180,9 +191,15 @@ def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:
     if late is None:
         late = late_banks(obj)
 
-    def key(sym: Symbol) -> int:
+    # a stable sort by that key, done as three lists
+    first: list[Symbol] = []
+    glob: list[Symbol] = []
+    last: list[Symbol] = []
+    for sym in obj.symbols:
         if sym.type == STT_SECTION and sym.section is not None and id(sym.section) in late:
-            return 2
-        return 1 if sym.bind == STB_GLOBAL else 0
-
-    return sorted(obj.symbols, key=key)
+            last.append(sym)
+        elif sym.bind == STB_GLOBAL:
+            glob.append(sym)
+        else:
+            first.append(sym)
+    return first + glob + last
