@@ -324,13 +324,25 @@ def _callees(module: ModuleFacts) -> dict[str, list[str]]:
 class FunctionMap(dict):  # type: ignore[type-arg]
     """Functions by name in .text order, remembering what every :func:`propagate` call over it
     needs once (each function's position, whether the user's code calls externs): a module of
-    a thousand kernels propagates into each of them."""
+    a thousand kernels propagates into each of them. It also remembers each propagation: the
+    builder asks for an entry's three times (its .nv.info.<f>, REGCOUNT, MIN_STACK_SIZE)."""
 
     def derived(self) -> tuple[dict[str, int], bool, int]:
         cached = self.__dict__.get("_derived")
         if cached is None:
             cached = self.__dict__["_derived"] = _derive(self)
         return cached  # type: ignore[no-any-return]
+
+    def propagated(self, module: ModuleFacts, facts: FunctionFacts) -> Propagated:
+        """:func:`propagate` over this map, once per (module, facts) object pair (the entry
+        holds both, so neither id can be reused while it is remembered)."""
+        memo: dict[int, tuple[ModuleFacts, FunctionFacts, Propagated]] = self.__dict__.setdefault("_propagated", {})
+        hit = memo.get(id(facts))
+        if hit is not None and hit[0] is module and hit[1] is facts:
+            return hit[2]
+        result = _propagate(module, facts, self)
+        memo[id(facts)] = (module, facts, result)
+        return result
 
 
 def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], bool, int]:
@@ -372,6 +384,13 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
 def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
     """Fold the call graph under ``facts``; ``functions`` in .text order (the order in which
     ptxas visits the reachable functions)."""
+    if isinstance(functions, FunctionMap):
+        return functions.propagated(module, facts)
+    return _propagate(module, facts, functions)
+
+
+def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
+    """:func:`propagate`, worked out."""
     edges = _callees(module)
     seen: set[str] = set()
     stack = [facts.name]
@@ -797,8 +816,10 @@ def build_global_info(
     functions_in_text_order: Sequence[FunctionFacts],
     *,
     symbol_rank: Callable[[str], int] | None = None,
+    by_name: FunctionMap | None = None,
 ) -> list[NvInfoRecord]:
-    """The records of the global ``.nv.info``.
+    """The records of the global ``.nv.info``. ``by_name``: the functions as a
+    :class:`FunctionMap`, when the caller has one (its propagations are shared).
 
     ``functions_in_text_order`` lists the functions with their own ``.text.<f>`` in section
     order. ptxas writes one block per function in the reverse of that order:
@@ -823,7 +844,8 @@ def build_global_info(
     """
     t = _target(target, module)
     funcs = list(functions_in_text_order)
-    by_name = FunctionMap((f.name, f) for f in funcs)
+    if by_name is None:
+        by_name = FunctionMap((f.name, f) for f in funcs)
     if len(by_name) != len(funcs):
         raise ModelError("two functions share a name in functions_in_text_order")
     out: list[NvInfoRecord] = []
@@ -900,8 +922,8 @@ def build_module_info(
 ) -> dict[str, list[NvInfoRecord]]:
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
     (``symbol_rank``: see :func:`build_global_info`)."""
-    out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank)}
     by_name = FunctionMap((f.name, f) for f in functions_in_text_order)
+    out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank, by_name=by_name)}
     for f in functions_in_text_order:
         out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
     return out
