@@ -69,6 +69,8 @@ _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAtt
     EIAttr.BINDLESS_TEXTURE_BANK,
     EIAttr.BINDLESS_SURFACE_BANK,
 }
+#: the BINDLESS_* codes, as a set (tested against every record of every function)
+_BINDLESS_CODES = frozenset({EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK})
 #: functions -sanitize=memcheck links in
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
 
@@ -241,9 +243,10 @@ def _function(
     for r in recs:
         if isinstance(r.attr, EIAttr):
             by.setdefault(r.attr, []).append(r)
-    unknown = sorted({getattr(a, "name", str(a)) for a in (r.attr for r in recs) if a not in _FUNCTION_CODES})
+    unknown = [r.attr for r in recs if r.attr not in _FUNCTION_CODES]
     if unknown:
-        raise NotImplementedError(f".nv.info.{name}: {', '.join(unknown)} records are not modelled")
+        names = ", ".join(sorted({getattr(a, "name", str(a)) for a in unknown}))
+        raise NotImplementedError(f".nv.info.{name}: {names} records are not modelled")
 
     def one(attr: EIAttr) -> NvInfoRecord | None:
         got = by.get(attr)
@@ -341,9 +344,9 @@ def _function(
     kw["crs_stack_size"] = crs.value if isinstance(crs, U32Value) else None
 
     # barriers: a NUM_BARRIERS after MERCURY_ISA_VERSION is a -g propagated one (own count 0)
-    attrs_in_order = [r.attr for r in recs]
     nb = one(EIAttr.NUM_BARRIERS)
     if isinstance(nb, ByteValue):
+        attrs_in_order = [r.attr for r in recs]
         merc = attrs_in_order.index(EIAttr.MERCURY_ISA_VERSION) if EIAttr.MERCURY_ISA_VERSION in attrs_in_order else len(recs)
         kw["num_barriers"] = nb.value if attrs_in_order.index(EIAttr.NUM_BARRIERS) < merc else 0
     kw["ctaid_z_used"] = EIAttr.CTAIDZ_USED in by
@@ -361,8 +364,7 @@ def _function(
     every_entry = gate(t, EIAttr.RESERVED_SMEM_USED).emission is Emission.EVERY_FUNCTION
     kw["reserved_smem"] = EIAttr.RESERVED_SMEM_USED in by and not (every_entry and kernel)
 
-    bindless = [TEXTURE if r.attr is EIAttr.BINDLESS_TEXTURE_BANK else SURFACE for r in recs if r.attr in (
-        EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK)]
+    bindless = [TEXTURE if r.attr is EIAttr.BINDLESS_TEXTURE_BANK else SURFACE for r in recs if r.attr in _BINDLESS_CODES]
     if t.family == "L":
         kw["uses_texref"] = TEXTURE in bindless
         kw["uses_surfref"] = SURFACE in bindless
