@@ -333,6 +333,9 @@ def _text_owner(section: Section) -> str:
 
 def _leb(data: bytes, i: int, signed: bool) -> tuple[int, int]:
     """A LEB128 number at ``data[i]``: (value, index after it)."""
+    b = data[i]
+    if b < 0x80:  # one byte, the common case
+        return (b - 0x80 if signed and b & 0x40 else b), i + 1
     value = shift = 0
     while True:
         b = data[i]
@@ -1182,6 +1185,8 @@ LineEvent = tuple
 
 
 def _sleb_bytes(v: int) -> bytes:
+    if -0x40 <= v < 0x40:  # one byte, the common case
+        return bytes((v & 0x7F,))
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -1193,6 +1198,8 @@ def _sleb_bytes(v: int) -> bytes:
 
 
 def _uleb_bytes(v: int) -> bytes:
+    if 0 <= v < 0x80:  # one byte, the common case
+        return bytes((v,))
     out = bytearray()
     while True:
         b = v & 0x7F
