@@ -1249,15 +1249,16 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
     i = addr = 0
     line = 1
     last_event_end = -1
-    while i < len(prog):
+    size, opcode_base, line_range, line_base = len(prog), hdr.opcode_base, hdr.line_range, hdr.line_base
+    while i < size:
         n_events = len(events)
         op = prog[i]
         follows_ext = bool(events) and events[-1][0] == "ext" and last_event_end == i
         i += 1
-        if op >= hdr.opcode_base:
-            adj = op - hdr.opcode_base
-            addr += adj // hdr.line_range
-            line += hdr.line_base + adj % hdr.line_range
+        if op >= opcode_base:
+            adj = op - opcode_base
+            addr += adj // line_range
+            line += line_base + adj % line_range
             events.append(("row", addr, line))
         elif op == 0:
             n, j = _uleb(prog, i)
@@ -1287,7 +1288,7 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             # (after an extended opcode too, but not when a copy follows at once: `02 b001 01`
             # is a row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
             ends = prog[i : i + 3] == b"\x00\x01\x01"
-            nxt = prog[i] if i < len(prog) else None
+            nxt = prog[i] if i < size else None
             if (follows_ext and nxt != 1) or (nxt is not None and nxt != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:

@@ -37,9 +37,9 @@ def encode(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
     if isinstance(value, tuple):
-        return {"$tuple": [encode(v) for v in value]}
+        return {"$tuple": [v if type(v) in _PLAIN else encode(v) for v in value]}
     if isinstance(value, list):
-        return [encode(v) for v in value]
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     if attrs.has(type(value)):
         name = _NAMES.get(type(value))
         if name is None:
