@@ -90,6 +90,7 @@ appended on sm_80 and later (none on sm_75).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -341,27 +342,34 @@ def _table(functions: Sequence[PtxFunction]) -> dict[str, PtxFunction]:
             raise ModelError(f"function {f.name!r}: unknown linkage {f.linkage!r}")
         table[f.name] = f
     for f in functions:
-        if len(set(f.calls)) != len(f.calls):
-            raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
-        if f.call_sites and _first(f.call_sites) != list(f.calls):
-            raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
-        for what, refs in (
-            ("calls", f.calls),
-            ("takes the address of", f.address_taken),
-            ("uses the address of", f.address_uses),
-        ):
-            for r in refs:
-                if r not in table:
-                    raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
+        refers = f.calls or f.address_taken or f.address_uses  # most functions name none
+        if refers or f.call_sites:
+            _check_references(f, table)
         if f.is_kernel and f.linkage == "builtin":
             raise ModelError(f"kernel {f.name!r} cannot have linkage {f.linkage!r}")
-        if f.linkage == "extern" and (f.calls or f.address_taken or f.address_uses or f.has_indirect_call):
+        if f.linkage == "extern" and (refers or f.has_indirect_call):
             raise ModelError(f"extern function {f.name!r} has no body")
     for f in functions:
         for r in f.calls:
             if table[r].is_kernel:
                 raise ModelError(f"function {f.name!r} calls kernel {r!r}")
     return table
+
+
+def _check_references(f: PtxFunction, table: dict[str, PtxFunction]) -> None:
+    """:func:`_table`'s checks of the functions ``f`` calls or takes the address of."""
+    if len(set(f.calls)) != len(f.calls):
+        raise ModelError(f"function {f.name!r}: calls lists a callee twice (call_sites keeps repeats)")
+    if f.call_sites and _first(f.call_sites) != list(f.calls):
+        raise ModelError(f"function {f.name!r}: call_sites disagree with calls")
+    for what, refs in (
+        ("calls", f.calls),
+        ("takes the address of", f.address_taken),
+        ("uses the address of", f.address_uses),
+    ):
+        for r in refs:
+            if r not in table:
+                raise ModelError(f"function {f.name!r} {what} unknown function {r!r}")
 
 
 def _first(values: Iterable[str]) -> list[str]:
@@ -545,7 +553,8 @@ def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[s
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
     local = [n for n in created if table[n].linkage in ("static", "weak", "builtin")]
-    return local + [n for n in created if n not in set(local)]
+    local_set = set(local)
+    return local + [n for n in created if n not in local_set]
 
 
 def _externs_reached(table: dict[str, PtxFunction], kernel: str) -> list[str]:
@@ -817,18 +826,19 @@ def declaration_order_from(
     want = list(order)
     hint_rank = {n: i for i, n in enumerate(hint)}
     users = [f.name for f in funcs if not _injected(f)]
-    no_text = sorted(
-        (n for n in users if n not in set(want)), key=lambda n: hint_rank.get(n, len(hint_rank))
-    )
+    wanted = set(want)
+    no_text = sorted((n for n in users if n not in wanted), key=lambda n: hint_rank.get(n, len(hint_rank)))
+    no_text_set = set(no_text)
 
     def finish(user_order: Sequence[str], builtins_placed: bool = False) -> list[PtxFunction] | None:
-        named = list(no_text) + [n for n in user_order if n not in set(no_text)]
+        named = list(no_text) + [n for n in user_order if n not in no_text_set]
         if builtins_placed:
             cand = [table[n] for n in named]
             if definition_order(cand) is None:
                 return None
         else:
-            named += [n for n in users if n not in set(named)]
+            named_set = set(named)
+            named += [n for n in users if n not in named_set]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if _injected(f)])
         cand = [real[f.name] for f in cand]
         if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
@@ -980,18 +990,20 @@ def _inverse_dfs(
         def emit(root: str, seen: set[str], children: Callable[[str], list[str]] = children) -> list[str]:
             return _post_order(root, children, seen, defined.__contains__)
 
-        reach: dict[str, int] = {}
+        # how many functions each root reaches: a root cannot emit a longer block, so no block
+        # is longer than the largest count (the scan below starts there, not at the end: with
+        # thousands of kernels, scanning every later root for each block was quadratic)
+        reach = {r: len(emit(r, set())) for r in order}
+        longest = max(reach.values(), default=0)
 
         def candidates(i: int, seen: set[str]) -> Iterator[tuple[int, set[str], str]]:
             """The roots that can emit the next block order[i:j+1], the longest first (a root
-            that reaches fewer functions than the block holds cannot: counted once per root)."""
+            that reaches fewer functions than the block holds cannot)."""
             static_phase = not statics <= seen
-            for j in reversed(range(i, len(order))):
+            for j in reversed(range(i, min(len(order), i + longest))):
                 r = order[j]
                 if r in seen or (r in statics) != static_phase:
                     continue
-                if r not in reach:
-                    reach[r] = len(emit(r, set()))
                 if reach[r] < j + 1 - i:
                     continue
                 trial = set(seen)
@@ -1041,7 +1053,7 @@ def _creations(
     # which root emitted each function: the first root at or after it in ``order``
     pos = {n: i for i, n in enumerate(order)}
     root_pos = sorted(pos[r] for r in roots)
-    emitted_by = {n: order[next(p for p in root_pos if p >= pos[n])] for n in order}
+    emitted_by = {n: order[root_pos[bisect.bisect_left(root_pos, pos[n])]] for n in order}
 
     def group(rts: list[str], static: bool, near: bool) -> list[str]:
         rest = [n for n in order if table[n].is_static == static and n not in eff and not _injected(table[n])]
@@ -1052,20 +1064,22 @@ def _creations(
         for r in reversed(rts):
             out += [n for n in rest if emitted_by[n] == r]
             out.append(r)
-        return [n for n in rest if n not in set(out)] + out
+        placed = set(out)
+        return [n for n in rest if n not in placed] + out
 
+    taker_set = set(takers_g)
     for near in (False, True):
         st, ns = group(s_roots, True, near), group(n_roots, False, near)
         for user in (st + ns, ns + st):
             g = [n for n in user if not table[n].is_static] + [n for n in user if table[n].is_static]
-            if [n for n in g if n in set(takers_g)] == takers_g:
+            if [n for n in g if n in taker_set] == takers_g:
                 yield user
             else:
                 # free takers may move; keep the roots and move the others
-                fixed = [n for n in user if n not in set(takers_g) or n in eff]
+                fixed = [n for n in user if n not in taker_set or n in eff]
                 free = [n for n in takers_g if n not in eff]
                 trial = fixed + free
                 g = [n for n in trial if not table[n].is_static] + [n for n in trial if table[n].is_static]
-                if [n for n in g if n in set(takers_g)] == takers_g:
+                if [n for n in g if n in taker_set] == takers_g:
                     yield trial
 

@@ -70,6 +70,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -83,6 +84,9 @@ from .elf.constants import (
 from .elf.model import ElfObject, Relocation, Section, Symbol
 from .errors import CubinemitError
 from .nvinfo.records import OFFSET_ATTRS
+
+if TYPE_CHECKING:
+    from .nvinfo.codec import WireRecord
 
 __all__ = [
     "R_MERCURY_NAMES",
@@ -340,6 +344,9 @@ def _text_owner(section: Section) -> str:
 
 def _leb(data: bytes, i: int, signed: bool) -> tuple[int, int]:
     """A LEB128 number at ``data[i]``: (value, index after it)."""
+    b = data[i]
+    if b < 0x80:  # one byte, the common case
+        return (b - 0x80 if signed and b & 0x40 else b), i + 1
     value = shift = 0
     while True:
         b = data[i]
@@ -1189,6 +1196,8 @@ LineEvent = tuple
 
 
 def _sleb_bytes(v: int) -> bytes:
+    if -0x40 <= v < 0x40:  # one byte, the common case
+        return bytes((v & 0x7F,))
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -1200,6 +1209,8 @@ def _sleb_bytes(v: int) -> bytes:
 
 
 def _uleb_bytes(v: int) -> bytes:
+    if 0 <= v < 0x80:  # one byte, the common case
+        return bytes((v,))
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -1249,15 +1260,16 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
     i = addr = 0
     line = 1
     last_event_end = -1
-    while i < len(prog):
+    size, opcode_base, line_range, line_base = len(prog), hdr.opcode_base, hdr.line_range, hdr.line_base
+    while i < size:
         n_events = len(events)
         op = prog[i]
         follows_ext = bool(events) and events[-1][0] == "ext" and last_event_end == i
         i += 1
-        if op >= hdr.opcode_base:
-            adj = op - hdr.opcode_base
-            addr += adj // hdr.line_range
-            line += hdr.line_base + adj % hdr.line_range
+        if op >= opcode_base:
+            adj = op - opcode_base
+            addr += adj // line_range
+            line += line_base + adj % line_range
             events.append(("row", addr, line))
         elif op == 0:
             n, j = _uleb(prog, i)
@@ -1287,7 +1299,7 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
             # (after an extended opcode too, but not when a copy follows at once: `02 b001 01`
             # is a row with no line step, nvcc -lineinfo sm_100a .nv.merc.debug_line)
             ends = prog[i : i + 3] == b"\x00\x01\x01"
-            nxt = prog[i] if i < len(prog) else None
+            nxt = prog[i] if i < size else None
             if (follows_ext and nxt != 1) or (nxt is not None and nxt != 1 and not ends):
                 events.append(("advance", v))
         elif op == 3:
@@ -1409,11 +1421,12 @@ class _PcCollector:
             self.conflicts.append(f"{func}: SASS {sass:#x} -> {old:#x} and {merc:#x} ({source})")
 
 
-def _info_pairs(orig: bytes, merc: bytes, name: str) -> list[tuple[int, int]]:
+def _info_pairs(orig: bytes, merc: Sequence[WireRecord], name: str) -> list[tuple[int, int]]:
+    """(SASS, Mercury) offset pairs of an original .nv.info.<f> and its clone's records."""
     from .nvinfo import iter_wire_records
 
     a = [w for w in iter_wire_records(orig, section=name) if w.code not in _DROPPED]
-    b = [w for w in iter_wire_records(merc, section=name) if w.code != _FINALIZER_OPTIONS]
+    b = [w for w in merc if w.code != _FINALIZER_OPTIONS]
     pairs: list[tuple[int, int]] = []
     for x, y in zip(a, b):
         if x.code != y.code:
@@ -1439,21 +1452,26 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
     texts = _text_sections(obj)
     owner_of = {id(t): _text_owner(t) for t in texts}
     merc = obj.merc_symbols
+    # the per-function clones' records, split once for the two passes below
+    merc_infos = [
+        (s, list(iter_wire_records(s.data, section=s.name)))
+        for s in obj.sections
+        if s.mercury and s.name.startswith(".nv.merc.nv.info.")
+    ]
     # finalizer options
     options = None
-    for s in obj.sections:
-        if s.mercury and s.name.startswith(".nv.merc.nv.info."):
-            for w in iter_wire_records(s.data, section=s.name):
-                if w.code == _FINALIZER_OPTIONS:
-                    if options is not None and w.body != options:
-                        raise MercuryError("two MERCURY_FINALIZER_OPTIONS payloads in one module")
-                    options = w.body
+    for s, wires in merc_infos:
+        for w in wires:
+            if w.code == _FINALIZER_OPTIONS:
+                if options is not None and w.body != options:
+                    raise MercuryError("two MERCURY_FINALIZER_OPTIONS payloads in one module")
+                options = w.body
     # nv.info offsets
-    for s in obj.sections:
-        if s.mercury and s.name.startswith(".nv.merc.nv.info.") and s.clone_of is not None:
+    for s, wires in merc_infos:
+        if s.clone_of is not None:
             o = s.clone_of
             if isinstance(o.info, Section):
-                for a, b in _info_pairs(o.data, s.data, s.name):
+                for a, b in _info_pairs(o.data, wires, s.name):
                     pcs.add(owner_of[id(o.info)], a, b, "nv.info")
     # function symbols: sizes and clone entry points
     sizes: dict[str, dict[str, int]] = {}

@@ -187,22 +187,26 @@ def _reloc_bytes(section: Section, sym_index: dict[int, int]) -> bytes:
 
 def _link_info(section: Section, index: dict[int, int], sym_index: dict[int, int], merc_index: dict[int, int]) -> tuple[int, int]:
     """The one place that turns sh_link/sh_info references into numbers."""
+    link = _resolve(section, section.link, "sh_link", index, sym_index, merc_index)
+    return link, _resolve(section, section.info, "sh_info", index, sym_index, merc_index) | section.info_high
 
-    def resolve(ref: Section | Symbol | int, what: str) -> int:
-        if isinstance(ref, int):
-            return ref
-        if isinstance(ref, Section):
-            try:
-                return index[id(ref)]
-            except KeyError:
-                raise ModelError(f"{section.name}: {what} names section {ref.name!r}, which is not in the file") from None
-        table = merc_index if section.mercury and id(ref) in merc_index else sym_index
+
+def _resolve(
+    section: Section, ref: Section | Symbol | int, what: str, index: dict[int, int], sym_index: dict[int, int], merc_index: dict[int, int]
+) -> int:
+    """The number ``section``'s sh_link or sh_info (``what``) reference ``ref`` stands for."""
+    if isinstance(ref, int):
+        return ref
+    if isinstance(ref, Section):
         try:
-            return table[id(ref)]
+            return index[id(ref)]
         except KeyError:
-            raise ModelError(f"{section.name}: {what} names symbol {ref.name!r}, which is not in the symbol table") from None
-
-    return resolve(section.link, "sh_link"), resolve(section.info, "sh_info") | section.info_high
+            raise ModelError(f"{section.name}: {what} names section {ref.name!r}, which is not in the file") from None
+    table = merc_index if section.mercury and id(ref) in merc_index else sym_index
+    try:
+        return table[id(ref)]
+    except KeyError:
+        raise ModelError(f"{section.name}: {what} names symbol {ref.name!r}, which is not in the symbol table") from None
 
 
 def _is_shared_clone(section: Section, obj: ElfObject) -> bool:

@@ -235,7 +235,21 @@ class ElfObject:
         for sym in self.symbols:
             if sym.section is section:
                 raise ModelError(f"cannot delete section {section.name!r}: symbol {sym.name!r} is defined in it")
-        self.sections.remove(section)
+        # searched from the end: the section dropped is mostly one just made
+        for i in range(len(self.sections) - 1, -1, -1):
+            if self.sections[i] is section:
+                del self.sections[i]
+                return
+        raise ValueError(f"section {section.name!r} is not in the object")
+
+    def leave_names(self, name: str, *, in_strtab: bool = True, share: bool = False) -> None:
+        """What creating a section and deleting it at once leaves behind (ptxas asks for
+        sections it then drops): its name in .shstrtab and, unless ``in_strtab`` is False, in
+        .strtab, as :meth:`create_section` adds them (no section exists in between, so no
+        symbol can be defined in it)."""
+        self.shstrtab.add(name, share=share)
+        if in_strtab:
+            self.strtab.add(name, share=share)
 
     def rename_section(self, section: Section, new: str, *, strtab: str = "in_place") -> None:
         """Rename as ptxas does: in place in .shstrtab (tail zero-filled). In .strtab the name is
@@ -270,14 +284,14 @@ class ElfObject:
 
     # --- queries ------------------------------------------------------------------------------
     def section(self, name: str) -> Section:
-        for section in self.sections:
-            if section.name == name:
-                return section
-        raise ModelError(f"no section named {name!r}")
+        found = self.find_section(name)
+        if found is None:
+            raise ModelError(f"no section named {name!r}")
+        return found
 
     def find_section(self, name: str) -> Section | None:
         for section in self.sections:
-            if section.name == name:
+            if section.name_slot.text == name:  # Section.name, without a property call per section
                 return section
         return None
 

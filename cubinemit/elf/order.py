@@ -17,6 +17,7 @@ from ..arch import facts
 from .constants import (
     ET_EXEC,
     SHF_ALLOC,
+    SHF_CUDA_MERCURY,
     SHF_INFO_LINK,
     SHF_EXECINSTR,
     SHF_WRITE,
@@ -48,26 +49,30 @@ def late_banks(obj: ElfObject) -> set[int]:
     if not facts(obj.sm).late_bank0:
         return set()
     relocated = relocated_banks(obj)
-    return {id(s) for s in obj.sections if s.name.startswith(".nv.constant0.") and not s.mercury and id(s) not in relocated}
+    # (the Mercury test first: it is the cheaper one, and half the sections of sm_100+ fail it)
+    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name.startswith(".nv.constant0.") and id(s) not in relocated}
 
 
 def relocated_banks(obj: ElfObject) -> set[int]:
     """ids of the .nv.constant0.<f> that carry relocations: texture-index banks (ptxas creates
     them as .nv.constant.entry_image_header_indices.<f> and treats them apart)."""
     targets = {id(s.info) for s in obj.relocation_sections() if isinstance(s.info, Section) and not s.mercury}
+    if not targets:
+        return set()
     return {id(s) for s in obj.sections if id(s) in targets and s.name.startswith(".nv.constant0.")}
 
 
 def section_class(section: Section, late: set[int]) -> int:
-    if section.mercury:
+    flags = section.flags
+    if flags & SHF_CUDA_MERCURY:
         return CLASS_MERCURY
     if section.role in _TABLE_ROLES:
         return CLASS_TABLES
     if id(section) in late:
         return CLASS_LATE_BANK0
-    if section_is_reloc(section):
+    if section.sh_type in _RELOC_TYPES:  # section_is_reloc: a Mercury section returned above
         return CLASS_RELOC
-    if not section.flags & SHF_ALLOC:
+    if not flags & SHF_ALLOC:
         if section.sh_type == SHT_PROGBITS and section.name.startswith((".debug_", ".nv_debug_")):
             return CLASS_DEBUG
         return CLASS_NONALLOC
@@ -98,10 +103,9 @@ def _reloc_positions(obj: ElfObject) -> dict[int, float]:
     """
     position = {id(slot): n for n, slot in enumerate(obj.shstrtab.slots)}
     rel_names: dict[str, int] = {}
-    for slot in obj.shstrtab.slots:
-        key = _reloc_key(slot.text)
-        if key is not None and key[0] == ".rel":
-            rel_names.setdefault(key[1], position[id(slot)])
+    for n, slot in enumerate(obj.shstrtab.slots):
+        if slot.text.startswith(".rel."):  # _reloc_key's ".rel" names, without the others' work
+            rel_names.setdefault(final_name(slot.text[len(".rel") :]), n)
     out: dict[int, float] = {}
     for s in obj.sections:
         if section_is_reloc(s):
@@ -140,9 +144,12 @@ def _texture_bank_positions(obj: ElfObject, position: dict[int, int]) -> dict[in
     return out
 
 
+_RELOC_TYPES = frozenset({SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA})
+
+
 def section_is_reloc(section: Section) -> bool:
     """REL/RELA, and the .nv.resolvedrela.* sections of -sanitize=memcheck below sm_90."""
-    return section.sh_type in (SHT_REL, SHT_RELA, SHT_CUDA_RESOLVED_RELA) and not section.mercury
+    return section.sh_type in _RELOC_TYPES and not section.mercury
 
 
 def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
@@ -153,7 +160,18 @@ def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
     if late is None:
         late = late_banks(obj)
     rpos = _reloc_positions(obj)
-    return sorted(obj.sections, key=lambda s: (section_class(s, late), rpos.get(id(s), 0)))
+    # a stable sort by (class, relocation position), done as buckets: only the buckets holding
+    # a section with a position (relocation sections, _reloc_positions) need sorting
+    buckets: dict[int, list[Section]] = {}
+    positioned: set[int] = set()
+    for s in obj.sections:
+        c = section_class(s, late)
+        buckets.setdefault(c, []).append(s)
+        if id(s) in rpos:
+            positioned.add(c)
+    for c in positioned:
+        buckets[c].sort(key=lambda s: rpos.get(id(s), 0))
+    return [s for c in sorted(buckets) for s in buckets[c]]
 
 
 def text_sections(obj: ElfObject) -> list[Section]:
@@ -173,9 +191,15 @@ def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:
     if late is None:
         late = late_banks(obj)
 
-    def key(sym: Symbol) -> int:
+    # a stable sort by that key, done as three lists
+    first: list[Symbol] = []
+    glob: list[Symbol] = []
+    last: list[Symbol] = []
+    for sym in obj.symbols:
         if sym.type == STT_SECTION and sym.section is not None and id(sym.section) in late:
-            return 2
-        return 1 if sym.bind == STB_GLOBAL else 0
-
-    return sorted(obj.symbols, key=key)
+            last.append(sym)
+        elif sym.bind == STB_GLOBAL:
+            glob.append(sym)
+        else:
+            first.append(sym)
+    return first + glob + last

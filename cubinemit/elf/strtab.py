@@ -19,6 +19,12 @@ import attrs
 from ..errors import ModelError
 
 
+def _nbytes(text: str) -> int:
+    """``len(text.encode("utf-8", "surrogateescape"))``, without encoding ASCII text (every
+    table holds tens of thousands of names, and the slots are measured often)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+
+
 @attrs.define(eq=False)
 class StrSlot:
     """One appended string. ``width`` (>= len(text)) is the byte count reserved before the
@@ -29,7 +35,7 @@ class StrSlot:
 
     def __attrs_post_init__(self) -> None:
         if self.width < 0:
-            self.width = len(self.encoded)
+            self.width = _nbytes(self.text)
 
     @property
     def encoded(self) -> bytes:
@@ -53,7 +59,7 @@ class StrSlot:
 
     @property
     def size(self) -> int:
-        return max(self.width, len(self.encoded)) + 1
+        return max(self.width, _nbytes(self.text)) + 1
 
 
 @attrs.define(eq=False)
@@ -73,14 +79,14 @@ class StringTable:
         that a later slot was appended with is not preferred to it (ptxas never does that)."""
         if share:
             for slot in self.slots[self._indexed :]:  # slots appended directly (the reader)
-                if slot.width == len(slot.encoded):
+                if slot.width == _nbytes(slot.text):
                     self._first.setdefault(slot.text, slot)
             self._indexed = len(self.slots)
             hint = self._first.get(text)
-            if hint is not None and hint.text == text and hint.width == len(hint.encoded):
+            if hint is not None and hint.text == text and hint.width == _nbytes(hint.text):
                 return hint
             for slot in self.slots if hint is not None else ():  # stale hint: look again
-                if slot.text == text and slot.width == len(slot.encoded):
+                if slot.text == text and slot.width == _nbytes(slot.text):
                     self._first[text] = slot
                     return slot
         slot = StrSlot(text)
@@ -91,13 +97,29 @@ class StringTable:
         return slot
 
     def layout(self) -> tuple[bytes, dict[int, int]]:
-        """The table's bytes and each slot's offset, keyed by ``id(slot)``."""
-        out = bytearray()
+        """The table's bytes and each slot's offset, keyed by ``id(slot)`` (each slot rendered
+        as :meth:`StrSlot.render` does, inline: tables hold tens of thousands of slots)."""
+        parts: list[bytes] = []
         offsets: dict[int, int] = {}
+        pos = 0
         for slot in self.slots:
-            offsets[id(slot)] = len(out)
-            out += slot.render()
-        return bytes(out), offsets
+            offsets[id(slot)] = pos
+            data = slot.text.encode("utf-8", "surrogateescape")
+            pad = max(slot.width - len(data), 0) + 1
+            parts.append(data)
+            parts.append(bytes(pad))
+            pos += len(data) + pad
+        return b"".join(parts), offsets
+
+    def offsets(self) -> dict[int, int]:
+        """Each slot's offset, keyed by ``id(slot)``, as :meth:`layout` gives them (without
+        rendering the bytes)."""
+        offsets: dict[int, int] = {}
+        pos = 0
+        for slot in self.slots:
+            offsets[id(slot)] = pos
+            pos += max(slot.width, _nbytes(slot.text)) + 1
+        return offsets
 
     def __iter__(self) -> Iterator[StrSlot]:
         return iter(self.slots)

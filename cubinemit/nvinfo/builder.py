@@ -324,13 +324,25 @@ def _callees(module: ModuleFacts) -> dict[str, list[str]]:
 class FunctionMap(dict):  # type: ignore[type-arg]
     """Functions by name in .text order, remembering what every :func:`propagate` call over it
     needs once (each function's position, whether the user's code calls externs): a module of
-    a thousand kernels propagates into each of them."""
+    a thousand kernels propagates into each of them. It also remembers each propagation: the
+    builder asks for an entry's three times (its .nv.info.<f>, REGCOUNT, MIN_STACK_SIZE)."""
 
     def derived(self) -> tuple[dict[str, int], bool, int]:
         cached = self.__dict__.get("_derived")
         if cached is None:
             cached = self.__dict__["_derived"] = _derive(self)
         return cached  # type: ignore[no-any-return]
+
+    def propagated(self, module: ModuleFacts, facts: FunctionFacts) -> Propagated:
+        """:func:`propagate` over this map, once per (module, facts) object pair (the entry
+        holds both, so neither id can be reused while it is remembered)."""
+        memo: dict[int, tuple[ModuleFacts, FunctionFacts, Propagated]] = self.__dict__.setdefault("_propagated", {})
+        hit = memo.get(id(facts))
+        if hit is not None and hit[0] is module and hit[1] is facts:
+            return hit[2]
+        result = _propagate(module, facts, self)
+        memo[id(facts)] = (module, facts, result)
+        return result
 
 
 def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], bool, int]:
@@ -372,6 +384,13 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
 def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
     """Fold the call graph under ``facts``; ``functions`` in .text order (the order in which
     ptxas visits the reachable functions)."""
+    if isinstance(functions, FunctionMap):
+        return functions.propagated(module, facts)
+    return _propagate(module, facts, functions)
+
+
+def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
+    """:func:`propagate`, worked out."""
     edges = _callees(module)
     seen: set[str] = set()
     stack = [facts.name]
@@ -481,12 +500,13 @@ class _Slots:
 
     def __init__(self, target: Target, facts: FunctionFacts):
         self.target = target
+        self.arch = target.name  # what gate() keys its table by, worked out once per function
         self.facts = facts
         self.slots: dict[_Slot, list[NvInfoRecord]] = {}
 
     def gate(self, attr: EIAttr) -> Emission | None:
         """The emission rule, or None when the record must be dropped silently."""
-        g = gate(self.target, attr)
+        g = gate(self.arch, attr)
         if g.emission is Emission.NEVER:
             if attr in _SILENTLY_DROPPED:
                 return None
@@ -502,7 +522,7 @@ class _Slots:
         self.slots.setdefault(slot, []).append(record)
 
     def constant(self, attr: EIAttr, make: type[U32Value] | type[HalfValue] | type[Flag]) -> None:
-        g = gate(self.target, attr)
+        g = gate(self.arch, attr)
         if g.emission is not Emission.EVERY_FUNCTION:
             return
         if make is Flag:
@@ -581,10 +601,10 @@ def build_function_info(
         s.add(EIAttr.TOOLS_PATCH_FUNC, Flag(EIAttr.TOOLS_PATCH_FUNC))
     if f.at_entry_fragments:
         s.add(EIAttr.AT_ENTRY_FRAGMENTS, U32List(EIAttr.AT_ENTRY_FRAGMENTS, f.at_entry_fragments))
-    reserved = gate(t, EIAttr.RESERVED_SMEM_USED).emission
+    reserved = gate(s.arch, EIAttr.RESERVED_SMEM_USED).emission
     if (kernel and reserved is Emission.EVERY_FUNCTION) or f.reserved_smem:
         s.add(EIAttr.RESERVED_SMEM_USED, Flag(EIAttr.RESERVED_SMEM_USED))
-    if gate(t, EIAttr.SPARSE_MMA_MASK).emission is Emission.EVERY_FUNCTION:
+    if gate(s.arch, EIAttr.SPARSE_MMA_MASK).emission is Emission.EVERY_FUNCTION:
         mask = 0
         for kind in f.sparse_mma:
             mask |= 1 << SPARSE_MMA_KINDS[kind]
@@ -635,7 +655,7 @@ def build_function_info(
         s.add(EIAttr.COOP_GROUP_INSTR_OFFSETS, InstrOffsets(EIAttr.COOP_GROUP_INSTR_OFFSETS, f.coop_group_offsets))
     if f.instr_reg_map is not None:
         s.add(EIAttr.INSTR_REG_MAP, U32List(EIAttr.INSTR_REG_MAP, f.instr_reg_map))
-    if gate(t, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
+    if gate(s.arch, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
         vrc = _VRC_TCGEN05 if f.tcgen05_1cta or f.tcgen05_2cta else 0
         s.add(EIAttr.VRC_CTA_INIT_COUNT, ByteValue(EIAttr.VRC_CTA_INIT_COUNT, vrc))
     if f.mbarriers:
@@ -796,8 +816,10 @@ def build_global_info(
     functions_in_text_order: Sequence[FunctionFacts],
     *,
     symbol_rank: Callable[[str], int] | None = None,
+    by_name: FunctionMap | None = None,
 ) -> list[NvInfoRecord]:
-    """The records of the global ``.nv.info``.
+    """The records of the global ``.nv.info``. ``by_name``: the functions as a
+    :class:`FunctionMap`, when the caller has one (its propagations are shared).
 
     ``functions_in_text_order`` lists the functions with their own ``.text.<f>`` in section
     order. ptxas writes one block per function in the reverse of that order:
@@ -822,7 +844,8 @@ def build_global_info(
     """
     t = _target(target, module)
     funcs = list(functions_in_text_order)
-    by_name = FunctionMap((f.name, f) for f in funcs)
+    if by_name is None:
+        by_name = FunctionMap((f.name, f) for f in funcs)
     if len(by_name) != len(funcs):
         raise ModelError("two functions share a name in functions_in_text_order")
     out: list[NvInfoRecord] = []
@@ -899,8 +922,8 @@ def build_module_info(
 ) -> dict[str, list[NvInfoRecord]]:
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
     (``symbol_rank``: see :func:`build_global_info`)."""
-    out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank)}
     by_name = FunctionMap((f.name, f) for f in functions_in_text_order)
+    out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank, by_name=by_name)}
     for f in functions_in_text_order:
         out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
     return out

@@ -12,6 +12,7 @@ and ``where`` = the section name. Anything merely unfamiliar is kept as a raw re
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
@@ -82,8 +83,18 @@ class WireRecord(NamedTuple):
     body: bytes
 
 
+#: the format bytes as plain ints (iter_wire_records compares every record's against them)
+_SVAL_BYTE = int(EIFormat.SVAL)
+_FIXED_BYTES = frozenset(int(f) for f in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL))
+#: WireRecord from a (offset, fmt, code, body) tuple, without the Python-level __new__ a
+#: NamedTuple call goes through (one per record of every section split)
+_wire_record = functools.partial(tuple.__new__, WireRecord)
+
+
 def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] = attr_name) -> Iterator[WireRecord]:
     """Split a section into records, checking only the framing."""
+    if not isinstance(data, bytes):
+        data = bytes(data)  # slices of bytes are bytes: the bodies need no copy
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
@@ -91,18 +102,18 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
                 f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
             )
         fmt, code = data[pos], data[pos + 1]
-        if fmt == EIFormat.SVAL:
-            (size,) = struct.unpack_from("<H", data, pos + 2)
+        if fmt == _SVAL_BYTE:
+            size = data[pos + 2] | data[pos + 3] << 8
             if pos + 4 + size > end:
                 raise SectionFormatError(
                     f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
                 )
-            yield WireRecord(pos, fmt, code, bytes(data[pos + 4 : pos + 4 + size]))
+            yield _wire_record((pos, fmt, code, data[pos + 4 : pos + 4 + size]))
             pos += 4 + size
-        elif fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
-            yield WireRecord(pos, fmt, code, bytes(data[pos + 2 : pos + 4]))
+        elif fmt in _FIXED_BYTES:
+            yield _wire_record((pos, fmt, code, data[pos + 2 : pos + 4]))
             pos += 4
         else:
             raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
@@ -161,25 +172,32 @@ def _mbarrier_entry(body: bytes, pos: int) -> MbarrierEntry:
     return MbarrierEntry(offset, base_reg, imm, kind & 0xF, ureg, (kind >> 4) & 3, aux, kind >> 6, pad)
 
 
+#: the layout groups as sets: every SVAL record is tested against them (a tuple of IntEnum
+#: members is scanned with Python-level comparisons)
+_U32_SET, _OFFSET_SET, _WORDS_SET = frozenset(U32_ATTRS), frozenset(OFFSET_ATTRS), frozenset(WORDS_ATTRS)
+_SYMBOL_VALUE_SET, _SYMBOL_LIST_SET = frozenset(SYMBOL_VALUE_ATTRS), frozenset(SYMBOL_LIST_ATTRS)
+_DIM3_SET = frozenset(DIM3_ATTRS)
+
+
 def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord | None:
     """Type an SVAL payload; None when the layout does not fit (the caller keeps it raw)."""
     size = len(body)
     words = _words(body)
-    if attr in U32_ATTRS:
+    if attr in _U32_SET:
         return U32Value(attr, words[0]) if size == 4 and words else None
-    if attr in OFFSET_ATTRS:
+    if attr in _OFFSET_SET:
         return InstrOffsets(attr, words) if words is not None else None
-    if attr in WORDS_ATTRS:
+    if attr in _WORDS_SET:
         return U32List(attr, words) if words is not None else None
-    if attr in SYMBOL_VALUE_ATTRS:
+    if attr in _SYMBOL_VALUE_SET:
         if size != 8 or words is None:
             return None
         return SymbolValue(attr, _sym(ctx, attr, words[0], at), words[1])
-    if attr in SYMBOL_LIST_ATTRS:
+    if attr in _SYMBOL_LIST_SET:
         if words is None:
             return None
         return SymbolList(attr, tuple(_sym(ctx, attr, w, at + 4 * i) for i, w in enumerate(words)))
-    if attr in DIM3_ATTRS:
+    if attr in _DIM3_SET:
         return Dim3(attr, *words) if size == 12 and words else None
     if attr is EIAttr.PARAM_CBANK:
         if size != 8:
@@ -343,29 +361,31 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
     raise ModelError(f"not an .nv.info record: {record!r}")
 
 
-def _frame(fmt: int, code: int, body: bytes, what: str) -> bytes:
+def _frame(fmt: int, code: int, body: bytes, what: Callable[[], str]) -> bytes:
+    """The record's wire bytes; ``what`` names it in an error (called only then: naming every
+    record formatted a string per record)."""
     if fmt == EIFormat.SVAL:
         if len(body) > 0xFFFF:
-            raise ModelError(f"{what}: payload of {len(body)} bytes does not fit EIFMT_SVAL's u16 size")
+            raise ModelError(f"{what()}: payload of {len(body)} bytes does not fit EIFMT_SVAL's u16 size")
         return struct.pack("<BBH", fmt, code, len(body)) + body
     if fmt in (EIFormat.NVAL, EIFormat.BVAL, EIFormat.HVAL):
         if len(body) != 2:
-            raise ModelError(f"{what}: a {EIFormat(fmt).cuobjdump_name} record carries 2 bytes, got {len(body)}")
+            raise ModelError(f"{what()}: a {EIFormat(fmt).cuobjdump_name} record carries 2 bytes, got {len(body)}")
         return bytes((fmt, code)) + body
-    raise ModelError(f"{what}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
+    raise ModelError(f"{what()}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
 
 
 def encode_record(record: NvInfoRecord, *, symbol_index: SymbolIndex) -> bytes:
     """The wire bytes of one record."""
     if isinstance(record, RawRecord):
-        return _frame(record.fmt, record.code, record.payload, f"raw record {attr_name(record.code)}")
+        return _frame(record.fmt, record.code, record.payload, lambda: f"raw record {attr_name(record.code)}")
     if isinstance(record, Flag):
         return bytes((EIFormat.NVAL, record.attr, 0, 0))
     if isinstance(record, ByteValue):
         return bytes((EIFormat.BVAL, record.attr, record.value, 0))
     if isinstance(record, HalfValue):
         return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
-    return _frame(EIFormat.SVAL, record.attr, _sval_payload(record, symbol_index), record.attr.cuobjdump_name)
+    return _frame(EIFormat.SVAL, record.attr, _sval_payload(record, symbol_index), lambda: record.attr.cuobjdump_name)
 
 
 def encode_nvinfo(records: Iterable[NvInfoRecord], *, symbol_index: SymbolIndex) -> bytes:
@@ -409,7 +429,7 @@ def _decode_compat_record(w: WireRecord) -> CompatRecord:
 def encode_compat_record(record: CompatRecord) -> bytes:
     """The wire bytes of one ``.nv.compat`` record."""
     if isinstance(record, RawCompatRecord):
-        return _frame(record.fmt, record.code, record.payload, f"raw record {compat_attr_name(record.code)}")
+        return _frame(record.fmt, record.code, record.payload, lambda: f"raw record {compat_attr_name(record.code)}")
     if isinstance(record, CompatFlag):
         return bytes((EIFormat.NVAL, record.attr, 0, 0))
     if isinstance(record, CompatValue):
@@ -417,7 +437,7 @@ def encode_compat_record(record: CompatRecord) -> bytes:
             return bytes((EIFormat.BVAL, record.attr, record.value, 0))
         return struct.pack("<BBH", EIFormat.HVAL, record.attr, record.value)
     if isinstance(record, CompatWords):
-        return _frame(EIFormat.SVAL, record.attr, _pack_words(record.values), record.attr.cuobjdump_name)
+        return _frame(EIFormat.SVAL, record.attr, _pack_words(record.values), lambda: record.attr.cuobjdump_name)
     raise ModelError(f"not a .nv.compat record: {record!r}")
 
 

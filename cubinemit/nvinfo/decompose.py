@@ -69,6 +69,8 @@ _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAtt
     EIAttr.BINDLESS_TEXTURE_BANK,
     EIAttr.BINDLESS_SURFACE_BANK,
 }
+#: the BINDLESS_* codes, as a set (tested against every record of every function)
+_BINDLESS_CODES = frozenset({EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK})
 #: functions -sanitize=memcheck links in
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
 
@@ -99,13 +101,24 @@ def _infer_alignments(sizes: list[int], offsets: list[int], origin: int = 0) -> 
         natural = 1
         while natural * 2 <= min(size, 16):
             natural *= 2
-        candidates = [a for a in (1 << k for k in range(16)) if ((origin + end + a - 1) & ~(a - 1)) - origin == off]
-        if not candidates:
-            raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
-        small = [a for a in candidates if a <= natural]
-        out.append(max(small) if small else min(candidates))
+        out.append(_landing_alignment(origin + end, origin + off, natural, off, end))
         end = off + size
     return out
+
+
+def _landing_alignment(start: int, target: int, natural: int, off: int, end: int) -> int:
+    """The alignment for :func:`_infer_alignments`: among the powers of two up to 1 << 15 that
+    round ``start`` up to ``target``, the largest up to ``natural``, else the smallest."""
+    best = 0
+    for k in range(16):
+        a = 1 << k
+        if (start + a - 1) & -a == target:
+            if a > natural:
+                return best or a  # the smallest one above natural, when none below lands
+            best = a
+    if not best:
+        raise ModelError(f"parameter at offset {off} cannot follow one ending at {end}")
+    return best
 
 
 @attrs.define
@@ -230,9 +243,10 @@ def _function(
     for r in recs:
         if isinstance(r.attr, EIAttr):
             by.setdefault(r.attr, []).append(r)
-    unknown = sorted({getattr(a, "name", str(a)) for a in (r.attr for r in recs) if a not in _FUNCTION_CODES})
+    unknown = [r.attr for r in recs if r.attr not in _FUNCTION_CODES]
     if unknown:
-        raise NotImplementedError(f".nv.info.{name}: {', '.join(unknown)} records are not modelled")
+        names = ", ".join(sorted({getattr(a, "name", str(a)) for a in unknown}))
+        raise NotImplementedError(f".nv.info.{name}: {names} records are not modelled")
 
     def one(attr: EIAttr) -> NvInfoRecord | None:
         got = by.get(attr)
@@ -330,9 +344,9 @@ def _function(
     kw["crs_stack_size"] = crs.value if isinstance(crs, U32Value) else None
 
     # barriers: a NUM_BARRIERS after MERCURY_ISA_VERSION is a -g propagated one (own count 0)
-    attrs_in_order = [r.attr for r in recs]
     nb = one(EIAttr.NUM_BARRIERS)
     if isinstance(nb, ByteValue):
+        attrs_in_order = [r.attr for r in recs]
         merc = attrs_in_order.index(EIAttr.MERCURY_ISA_VERSION) if EIAttr.MERCURY_ISA_VERSION in attrs_in_order else len(recs)
         kw["num_barriers"] = nb.value if attrs_in_order.index(EIAttr.NUM_BARRIERS) < merc else 0
     kw["ctaid_z_used"] = EIAttr.CTAIDZ_USED in by
@@ -350,8 +364,7 @@ def _function(
     every_entry = gate(t, EIAttr.RESERVED_SMEM_USED).emission is Emission.EVERY_FUNCTION
     kw["reserved_smem"] = EIAttr.RESERVED_SMEM_USED in by and not (every_entry and kernel)
 
-    bindless = [TEXTURE if r.attr is EIAttr.BINDLESS_TEXTURE_BANK else SURFACE for r in recs if r.attr in (
-        EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK)]
+    bindless = [TEXTURE if r.attr is EIAttr.BINDLESS_TEXTURE_BANK else SURFACE for r in recs if r.attr in _BINDLESS_CODES]
     if t.family == "L":
         kw["uses_texref"] = TEXTURE in bindless
         kw["uses_surfref"] = SURFACE in bindless
@@ -385,7 +398,10 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         if not f.is_kernel:
             out.append(f)
             continue
-        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=())
+        # what is read of the propagation: recursion, which the entry's own facts do not
+        # change, and for an entry using %ctaid.z whether its callees do too (only then is the
+        # bare copy needed: most entries would pay for a copy they do not use)
+        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=()) if f.ctaid_z_used else f
         prop = propagate(module, bare, by_name)
         changes: dict[str, object] = {"externs": tuple(e for e in f.externs if (f.name, e) in direct)}
         if prop.recursive:
@@ -394,7 +410,9 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         if f.ctaid_z_used and prop.ctaid_z_used:
             candidates = [{**changes, "ctaid_z_used": False}, changes]
         for cand in candidates:
-            facts = attrs.evolve(f, **cand)  # type: ignore[arg-type]
+            # (no copy when the candidate changes nothing: most entries keep their own facts)
+            same = all(getattr(f, k) == v for k, v in cand.items())
+            facts = f if same else attrs.evolve(f, **cand)  # type: ignore[arg-type]
             if build_function_info(None, module, facts, functions=by_name) == raw.records:
                 break
         else:

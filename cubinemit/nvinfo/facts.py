@@ -365,13 +365,21 @@ _T = TypeVar("_T")
 _FACT_CLASSES = (Param, Clone, MbarrierUse, IndirectJump, Atom16Emulation, FunctionFacts, Sampler, ModuleFacts)
 
 
+#: values to_json returns as they are (most fields hold one: no recursion for them)
+_PLAIN = frozenset({int, str, bool, type(None)})
+
+
 def to_json(facts: Any) -> Any:
     """A JSON-ready structure (dicts, lists, ints, strs, bools, None) for any fact object."""
     names = _field_names(type(facts))
     if names is not None:
-        return {name: to_json(getattr(facts, name)) for name in names}
+        out = {}
+        for name in names:
+            value = getattr(facts, name)
+            out[name] = value if type(value) in _PLAIN else to_json(value)
+        return out
     if isinstance(facts, (tuple, list)):
-        return [to_json(v) for v in facts]
+        return [v if type(v) in _PLAIN else to_json(v) for v in facts]
     return facts
 
 
@@ -417,7 +425,7 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
             if cls is CallGraph:
                 return _callgraph(value)
             fields = _field_converters(cls)
-            return cls(**{k: fields[k](v) for k, v in value.items()})
+            return cls(**{k: v if fields[k] is _identity else fields[k](v) for k, v in value.items()})
 
         return structure
     return _identity

@@ -50,14 +50,28 @@ class Target:
         return "L" if self.sm < 90 else "H" if self.sm < 100 else "B"
 
 
+def _target_table() -> dict[str, Target]:
+    """Every ptxas 13.0.88 target by name (a constant table: the builder parses the target
+    several times per function)."""
+    table = {}
+    for arch in PTXAS_TARGETS:
+        m = re.fullmatch(r"sm_(\d+)([af]?)", arch)
+        if m:
+            table[arch] = Target(int(m.group(1)), m.group(2))
+    return table
+
+
+_TARGETS = _target_table()
+
+
 def parse_target(arch: str | Target) -> Target:
     """``"sm_90a"`` -> Target(90, "a"); ModelError for anything ptxas 13.0.88 does not accept."""
     if isinstance(arch, Target):
         arch = arch.name
-    m = re.fullmatch(r"sm_(\d+)([af]?)", arch)
-    if not m or arch not in PTXAS_TARGETS:
+    t = _TARGETS.get(arch)
+    if t is None:
         raise ModelError(f"{arch!r} is not a ptxas 13.0.88 target ({', '.join(PTXAS_TARGETS)})")
-    return Target(int(m.group(1)), m.group(2))
+    return t
 
 
 class Emission(enum.Enum):

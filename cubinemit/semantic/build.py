@@ -9,6 +9,8 @@ sm_100+ module raises NotImplementedError rather than give a cubin the builder c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from ..elf.constants import NOTE_NAME_NVIDIA, NT_CUDA_CUINFO, NT_CUDA_TKINFO
@@ -21,6 +23,11 @@ from ..elf.layout import section_order
 from ..elf.order import symbol_order, text_sections
 from .emit import emit
 from .model import Function, Module
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..funcorder import PtxFunction
 
 
 def fill_notes(module: Module, obj: ElfObject) -> None:
@@ -54,16 +61,19 @@ def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
     return [by_name[n] if n in by_name else module.function(n) for n in names]
 
 
-def fill_metadata(module: Module, obj: ElfObject) -> None:
+def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None) -> None:
     """.nv.info and .nv.info.<f> from the facts (records in ptxas's order per family and mode),
     the parameter banks (zero-filled: the base plus the packed parameters), .nv.callgraph and
-    .nv.prototype from the call facts, .nv.rel.action."""
+    .nv.prototype from the call facts, .nv.rel.action. ``ptx``: decompose.ptx_functions(module),
+    when the caller has it."""
     from ..funcorder import callgraph as derive_callgraph
     from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
     from ..nvinfo.builder import build_module_info, param_layout
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
     from .decompose import ptx_functions
 
+    if ptx is None:
+        ptx = ptx_functions(module)
     index = {s.name: i for i, s in enumerate(symbol_order(obj), start=1) if s.name}
     symbol_index = index.__getitem__
     if "nvinfo" not in module.facts:
@@ -84,18 +94,18 @@ def fill_metadata(module: Module, obj: ElfObject) -> None:
             # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
             end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
             bank.data = bytes(end)
-    strtab, offsets = obj.strtab.layout()
+    offsets = obj.strtab.offsets()
     by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
     graph = obj.find_section(".nv.callgraph")
     if graph is not None:
         emitter_mode = module.ordering_mode()
-        cg = derive_callgraph(ptx_functions(module), emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
+        cg = derive_callgraph(list(ptx), emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:
         from ..funcorder import prototypes
 
-        entries = prototypes(ptx_functions(module), module.ordering_mode(), [f.name for f in texts], module.sm)
+        entries = prototypes(list(ptx), module.ordering_mode(), [f.name for f in texts], module.sm)
         proto.data = encode_prototype(entries, symbol_index=symbol_index, string_offset=by_text.__getitem__)
     action = obj.find_section(".nv.rel.action")
     if action is not None:
@@ -111,20 +121,20 @@ def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
     return plan_slots(module)
 
 
-def _frame_in_text_order(module: Module) -> Module:
+def _frame_in_text_order(module: Module, ptx: Sequence[PtxFunction]) -> Module:
     """``module``, or a copy whose .debug_frame pairs stand in .text order (ptxas writes them
-    so; a backend that reordered its functions still holds them in the old order)."""
+    so; a backend that reordered its functions still holds them in the old order). ``ptx``:
+    decompose.ptx_functions(module)."""
     import copy
 
     from ..funcorder import function_order
     from . import frame as debug_frame
-    from .decompose import ptx_functions
 
     payload = next((d for d in module.debug if d.name == ".debug_frame"), None)
     if payload is None or not payload.data:
         return module
     parsed = debug_frame.parse(payload)
-    keep = debug_frame.text_order(parsed, function_order(ptx_functions(module), module.ordering_mode()))
+    keep = debug_frame.text_order(parsed, function_order(list(ptx), module.ordering_mode()))
     if keep is None:
         return module
     module = attrs.evolve(module, facts=copy.deepcopy(module.facts))
@@ -133,20 +143,26 @@ def _frame_in_text_order(module: Module) -> Module:
 
 
 def build_object(module: Module) -> ElfObject:
-    """The ELFW object with every payload derived."""
-    module = _frame_in_text_order(module)
-    obj = emit(module)
+    """The ELFW object with every payload derived. The funcorder view of the functions is
+    worked out once here: the emitter and the fillers all order by it (the .debug_frame
+    rewrite leaves the functions and data as they are)."""
+    from .decompose import ptx_functions
+
+    ptx = tuple(ptx_functions(module))
+    module = _frame_in_text_order(module, ptx)
+    obj = emit(module, ptx)
     fill_notes(module, obj)
     fill_compat(module, obj)
-    fill_metadata(module, obj)
+    fill_metadata(module, obj, ptx)
     if obj.merc_symbols:
-        fill_mercury(module, obj)
+        fill_mercury(module, obj, ptx)
     return obj
 
 
-def fill_mercury(module: Module, obj: ElfObject) -> None:
+def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None) -> None:
     """sm_100+: every .nv.merc.* clone and .nv.merc.symtab from the originals just built and the
-    Mercury facts (cubinemit.mercury)."""
+    Mercury facts (cubinemit.mercury). ``ptx``: decompose.ptx_functions(module), when the caller
+    has it."""
     from .. import mercury
     from ..elf.model import Relocation
     from .tagged import decode
@@ -162,7 +178,9 @@ def fill_mercury(module: Module, obj: ElfObject) -> None:
     from ..funcorder import g_order
     from .decompose import ptx_functions
 
-    g = g_order(ptx_functions(module))  # orders the entries of function-address tables
+    if ptx is None:
+        ptx = ptx_functions(module)
+    g = g_order(list(ptx))  # orders the entries of function-address tables
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue

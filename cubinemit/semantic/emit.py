@@ -143,8 +143,10 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
 
 
 class _Emitter:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, ptx: Sequence[PtxFunction] | None = None):
         self.m = module
+        #: the funcorder view of the functions (decompose.ptx_functions), worked out once
+        self.ptx: tuple[PtxFunction, ...] | None = None if ptx is None else tuple(ptx)
         self.sm = module.sm
         self.family = family_of(self.sm)
         self.obj = ElfObject(sm=self.sm, e_type=ET_EXEC)
@@ -176,6 +178,7 @@ class _Emitter:
         #: banks made for them
         self.slots: dict[str, tuple] = {}  # type: ignore[type-arg]
         self.g_functions: list[Function] | None = None
+        self.g_positions: dict[str, list[int]] = {}  # where each name stands in g_functions
         self.handle_banks: dict[str, Section] = {}
         self.txq = False
 
@@ -203,7 +206,9 @@ class _Emitter:
         self.created.pop(id(sec), None)
 
     def ghost(self, name: str, sh_type: int = SHT_PROGBITS) -> None:
-        self.drop(self.section(name, sh_type))
+        """A section made and dropped at once: only its names stay behind (``sh_type`` says
+        which section ptxas asked for)."""
+        self.obj.leave_names(name)
 
     def ask_relocations(self, target: Section, asks: list[tuple[str, list[Relocation] | None]], share: bool = False, flags: int = SHF_INFO_LINK) -> None:
         """Ask for .rel.<X>/.rela.<X> of ``target`` in the order ptxas does, creating each name:
@@ -323,7 +328,12 @@ class _Emitter:
             named |= taken_functions(self.ptx_functions())
         if self.g_functions is None:  # G order, once per module
             self.g_functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
-        for callee in (f for f in self.g_functions if f.name in named):
+            for i, f in enumerate(self.g_functions):
+                self.g_positions.setdefault(f.name, []).append(i)
+        # the named functions in G order (looked up, not scanned: a scan per function was
+        # quadratic in the number of functions)
+        hits = sorted(i for n in named for i in self.g_positions.get(n, ()))  # type: ignore[arg-type]
+        for callee in (self.g_functions[i] for i in hits):
             # a WEAK kernel (a template kernel) taken for a device-side launch is named so too
             # (dynpar_rdc -c, tests/probes_rw6: chain<int> names scale_chunk<float, double,
             # int> and chain<float, double>, the module's taken WEAK kernels, in G order)
@@ -515,10 +525,13 @@ class _Emitter:
         self.unused_scoped(fn)  # variables no relocation names, after the walk
 
     def ptx_functions(self) -> list[PtxFunction]:
-        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions)."""
-        from .decompose import ptx_functions
+        """The functions as cubinemit.funcorder sees them (semantic.decompose.ptx_functions),
+        worked out once per emission (a fresh list each call: callers may change theirs)."""
+        if self.ptx is None:
+            from .decompose import ptx_functions
 
-        return ptx_functions(self.m)
+            self.ptx = tuple(ptx_functions(self.m))
+        return list(self.ptx)
 
     # -- per-function compiler constants (.nv.constant2.<f>) ------------------------------------
     def constant_bank(self, fn: Function, text: Section, *, late: bool = False) -> Section | None:
@@ -1772,6 +1785,7 @@ def _param_block(target: str, fn: Function) -> tuple[int, int]:
     return lay.base, lay.size
 
 
-def emit(module: Module) -> ElfObject:
-    """The ELFW object ptxas builds for ``module`` (structure; payloads filled by the builder)."""
-    return _Emitter(module).run()
+def emit(module: Module, ptx: Sequence[PtxFunction] | None = None) -> ElfObject:
+    """The ELFW object ptxas builds for ``module`` (structure; payloads filled by the builder).
+    ``ptx``: decompose.ptx_functions(module), when the caller has it."""
+    return _Emitter(module, ptx).run()

@@ -17,6 +17,9 @@ TYPES: dict[str, type] = {
     "MercReloc": mercury.MercReloc,
 }
 _NAMES = {cls: name for name, cls in TYPES.items()}
+#: values both directions pass through unchanged: the maps of addresses are mostly these, so
+#: they are returned before any other test (and decode builds no key path for them)
+_PLAIN = frozenset({int, str, bool, float, type(None)})
 
 
 def _is_default(field: Any, value: Any) -> bool:
@@ -29,12 +32,14 @@ def _is_default(field: Any, value: Any) -> bool:
 
 
 def encode(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
     if isinstance(value, tuple):
-        return {"$tuple": [encode(v) for v in value]}
+        return {"$tuple": [v if type(v) in _PLAIN else encode(v) for v in value]}
     if isinstance(value, list):
-        return [encode(v) for v in value]
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     if attrs.has(type(value)):
         name = _NAMES.get(type(value))
         if name is None:
@@ -42,13 +47,13 @@ def encode(value: Any) -> Any:
         # a field at its default is left out (decode restores it): the spec stays minimal
         return {"$type": name, **{f.name: encode(v) for f in attrs.fields(type(value)) if not _is_default(f, v := getattr(value, f.name))}}
     if isinstance(value, dict) or hasattr(value, "items"):
-        return {"$map": [[encode(k), encode(v)] for k, v in value.items()]}
+        return {"$map": [[k if type(k) in _PLAIN else encode(k), v if type(v) in _PLAIN else encode(v)] for k, v in value.items()]}
     return value
 
 
 def decode(value: Any, path: str = "$") -> Any:
     if isinstance(value, list):
-        return [decode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [v if type(v) in _PLAIN else decode(v, f"{path}[{i}]") for i, v in enumerate(value)]
     if not isinstance(value, dict):
         return value
     if "$bytes" in value:
@@ -57,9 +62,12 @@ def decode(value: Any, path: str = "$") -> Any:
         except (TypeError, ValueError):
             raise ModelError(f"{path}: not a hex string") from None
     if "$tuple" in value:
-        return tuple(decode(v, f"{path}[{i}]") for i, v in enumerate(value["$tuple"]))
+        return tuple(v if type(v) in _PLAIN else decode(v, f"{path}[{i}]") for i, v in enumerate(value["$tuple"]))
     if "$map" in value:
-        return {decode(k, path): decode(v, f"{path}[{k!r}]") for k, v in value["$map"]}
+        return {
+            (k if type(k) in _PLAIN else decode(k, path)): (v if type(v) in _PLAIN else decode(v, f"{path}[{k!r}]"))
+            for k, v in value["$map"]
+        }
     if "$type" in value:
         cls = TYPES.get(value["$type"])
         if cls is None:
