@@ -13,7 +13,7 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -120,6 +120,14 @@ def semantic_outcome(data: bytes) -> tuple[str, str]:
     if off is None:
         return "exact", ""
     return "mismatch", f"{hex(off)} {where_in(read_cubin(data), off)}"
+
+
+def probe_outcomes(ptx: Path, targets: Sequence[str], modes: Sequence[str]) -> tuple[collections.Counter[str], list[tuple[tuple[str, str, str], str]], int]:
+    """:func:`corpus_outcomes` of one probe built for every target in every mode (none may
+    decline), and how many builds that is: the check of a rule probe."""
+    jobs = [(ptx, t, m) for t in targets for m in modes]
+    counts, bad = corpus_outcomes(compile_many(jobs))
+    return counts, bad, len(jobs)
 
 
 def corpus_outcomes(

@@ -638,6 +638,12 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         _dead_shared_references(obj, module)
 
 
+def _kernels_with_copies(obj: ElfObject) -> set[str]:
+    """Whole program: the kernels whose .text holds inlined callees' copies (``$k$f`` symbols),
+    whose calls to them keep an empty .rela.text.<k> from sm_90 on whatever else they do."""
+    return {y.section.name[len(".text.") :] for y in obj.symbols if y.name.startswith("$") and y.section is not None and y.section.name.startswith(".text.")}
+
+
 def _dead_shared_references(obj: ElfObject, module: Module) -> None:
     """Whole program from sm_90 on: a kernel whose PTX references shared memory is followed by
     .nv.reservedSmem.cap, but when the optimizer removed every such reference (code after a
@@ -647,7 +653,7 @@ def _dead_shared_references(obj: ElfObject, module: Module) -> None:
     sm_90 on). Such a user without the empty .rela (and without clones, which keep one anyway):
     fact ``shared_refs_dead``."""
     live = {s.name for s in obj.sections if not s.mercury}
-    inlined = {y.section.name[len(".text.") :] for y in obj.symbols if y.name.startswith("$") and y.section is not None and y.section.name.startswith(".text.")}
+    inlined = _kernels_with_copies(obj)
     users = {u for d in module.data if d.space == "shared" for u in d.users}
     for fn in module.functions:
         if fn.name in users and fn.is_kernel and f".rela.text.{fn.name}" not in live and fn.name not in inlined:
@@ -682,7 +688,7 @@ def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
     in the bytes."""
     names = {s.name[len(".nv.shared.") :] for s in empty}
     live = {s.name for s in obj.sections if not s.mercury}
-    inlined = {y.section.name[len(".text.") :] for y in obj.symbols if y.name.startswith("$") and y.section is not None and y.section.name.startswith(".text.")}
+    inlined = _kernels_with_copies(obj)
     users = [k for k in sorted(names) if f".rela.text.{k}" in live and k not in inlined]
     current = None
     for y in obj.symbols:  # creation order

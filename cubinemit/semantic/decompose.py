@@ -1116,20 +1116,16 @@ def _extern_call_asks(obj: ElfObject, module: Module, names: dict[str, int]) -> 
     (dropped: minimal spec). Below sm_90 a resolved call made after it (an atom whose result is
     used in a loop) then asks .rela.text.<k> right after: `.rel.text.k .rela.text.k`, both
     dropped (llm.c matmul_backward_bias kernel8<float, true>: assert, then atomicAdd in a
-    loop; tests/probes_gfold/resolved_call_after_extern, sm_75-89): fact ``resolved_call`` =
-    ``"after_rel"``, as after a kept reference's .rel (_resolved_call)."""
+    loop; tests/probes_gfold/resolved_call_after_extern, sm_75-89): :func:`_resolved_call` reads
+    it again, the .rel being the call's (fact ``resolved_call`` = ``"after_rel"``)."""
     externs = {f.name for f in module.functions if f.linkage == "extern"}
-    texts = [slot.text for slot in obj.strtab.slots]
     for fn in module.functions:
         if not any(c in externs for c in fn.calls):
             continue
         if fn.facts.get("resolved_relocations") is True:
             del fn.facts["resolved_relocations"]
-        rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-        if obj.sm >= 90 or fn.relocations or "resolved_call" in fn.facts or rel not in names or rela not in names:
-            continue
-        if names[rel] < names[rela] and rel in texts and rela in texts and texts.index(rela) == texts.index(rel) + 1:
-            fn.facts["resolved_call"] = "after_rel"
+        if "resolved_call" not in fn.facts:
+            _resolved_call(obj, fn, names, rel_explained=True)
 
 
 def _resolved_extern_data(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
@@ -1162,7 +1158,7 @@ def _own_shared_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) 
         fn.facts["own_shared_after_rela"] = True
 
 
-def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int], rel_explained: bool = False) -> None:
     """Below sm_90, some code makes a subroutine call that ptxas resolves itself: it asks for
     .rela.text.<f> (the return address) and then .rel.text.<f> (the call target) and drops them
     when nothing else goes there. Seen for an ``atom`` whose result is used inside a loop
@@ -1175,7 +1171,8 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
     is already there and only the dropped .rela name follows it (-g, a store to extern shared
     memory then a bf16 atomicAdd: ``.rel.text.k .rela.text.k .nv.constant0.k``, both dropped;
     llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"after_rel"``.
-    From sm_90 on -g see :func:`_table_reference_first`."""
+    From sm_90 on -g see :func:`_table_reference_first`. ``rel_explained``: the .rel is the
+    kernel's whole-program extern call's (:func:`_extern_call_asks`)."""
     if obj.sm >= 90:
         return
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
@@ -1191,7 +1188,7 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
         # ``resolved_call`` = "after_rel"
         if not all(r.addend is None for r in fn.relocations):
             return
-        if not fn.relocations and fn.facts.get("resolved_relocations") is not True:
+        if not fn.relocations and not rel_explained and fn.facts.get("resolved_relocations") is not True:
             return
         texts = [slot.text for slot in obj.strtab.slots]
         between = texts[texts.index(rel) + 1 : texts.index(rela)] if rel in texts and rela in texts else []
@@ -1242,7 +1239,7 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
     -g sm_75, tests/probes_rw6: half_math's eleven 16-bit constants in 4-byte slots, 44
     bytes, align 4): the alignment is a fact about the constants, ``constant_align``, read
     where the rule cannot tell."""
-    from .emit import _bank2_align
+    from .emit import bank2_align
 
     rel = bool(module.options.get("compile_only"))
     for fn in module.functions:
@@ -1250,7 +1247,7 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
         if bank is None or not fn.constants:
             continue
         try:
-            _bank2_align(fn, rel, True)
+            bank2_align(fn, rel, True)
         except ModelError:
             fn.facts["constant_align"] = bank.addralign
 

@@ -552,7 +552,7 @@ class _Emitter:
         # sm_90+ creates it as .nv.constant.optimizer.<f> (renamed later, the old name's width
         # stays in .shstrtab); below sm_90 it is created under its final name
         prefix = ".nv.constant2." if self.family is Family.LEGACY else ".nv.constant.optimizer."
-        bank = self.section(f"{prefix}{fn.name}", sh_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=_bank2_align(fn, self.rel, self.debug), data=fn.constants)
+        bank = self.section(f"{prefix}{fn.name}", sh_type, symbol=True, flags=SHF_ALLOC | SHF_INFO_LINK, addralign=bank2_align(fn, self.rel, self.debug), data=fn.constants)
         bank.info = text
         self.banks2[fn.name] = bank
         return bank
@@ -1722,7 +1722,7 @@ def _const_opt_span(fn: Function, symbol: str | None) -> tuple[int, int] | None:
     return int(start), int(end)
 
 
-def _bank2_align(fn: Function, rel: bool, debug: bool) -> int:
+def bank2_align(fn: Function, rel: bool, debug: bool) -> int:
     """The bank's alignment: 4 in executables; relocatable and -g output align it to 8 when one
     of its constant objects is 8 bytes (an FP64 literal, a two-entry jump table) and to 4
     otherwise (fp64, jumptable and switch_fp64 probes, every target). -g keeps no constant
