@@ -534,14 +534,28 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
             for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
-    taken = taken_functions(functions)
-
-    for i, name in enumerate(order):
-        created.setdefault(name, None)
-        refs = set(table[name].calls) | (taken if i == 0 else set())
-        for r in sorted((c for c in refs if c not in created), key=g_rank.__getitem__):
-            created[r] = None
+    for group in _creation_groups(table, taken_functions(functions), order):
+        created.update(dict.fromkeys(sorted(group, key=g_rank.__getitem__)))
     return list(created)
+
+
+def _creation_groups(table: dict[str, PtxFunction], taken: set[str], order: Sequence[str]) -> list[list[str]]:
+    """Outside whole program, the function symbols as ptxas creates them, in groups: each
+    function of ``order`` in turn, then together the functions it calls (the first one: also
+    those any code takes the address of) that do not exist yet, which ptxas creates in *G*
+    order. Which functions form a group does not depend on the *G* order."""
+    created: set[str] = set()
+    groups: list[list[str]] = []
+    for i, name in enumerate(order):
+        if name not in created:
+            created.add(name)
+            groups.append([name])
+        refs = set(table[name].calls) | (taken if i == 0 else set())
+        new = sorted(c for c in refs if c not in created)
+        if new:
+            created.update(new)
+            groups.append(new)
+    return groups
 
 
 def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str]) -> list[str]:
@@ -675,24 +689,42 @@ def _creation_rank(functions: Sequence[PtxFunction]) -> dict[str, float]:
 
 def signature_strings(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[str], sm: int) -> list[str]:
     """The signature strings ptxas puts at the head of ``.strtab`` (before ``.shstrtab``), in
-    ``.strtab`` order, each once.
+    ``.strtab`` order, each once where it first stands.
 
-    ptxas creates them in three groups and writes them last-created first (measured on every
-    target, -c and -g, tests/probes_fp): the ``.nv.prototype`` signatures in declaration
-    order; the signature of every address-taken function in *X* order (even though
-    ``.nv.prototype`` leaves those functions out); then the ``.callprototype`` signature of
-    every indirect call, functions in the depth-first order of relocatable builds whatever
-    the mode (``-g`` too, where the ``.text`` order differs), call sites in code order."""
+    Measured on every target in -c, -g, -g -c and -O0 -c, with nvcc -G's ``.target debug`` too
+    (tests/probes_fp, tests/funcorder_probes fo_static_reached, fo_shuffle_protos), the order
+    is the mode's whatever the ``.text`` order:
+
+    * the ``.callprototype`` signatures of the indirect calls, functions walked depth first
+      (pre-order: a function, then its callees in call order) from each function in *G*
+      order, a function's call sites last to first;
+    * the signature of every address-taken function, *X* order last to first (even though
+      ``.nv.prototype`` leaves those functions out);
+    * the ``.nv.prototype`` signatures, declaration order last to first.
+
+    (CuTe's thrust allocators under nvcc -G: the constructors' and destructor's strings come
+    before those of the deallocators they reach, which an earlier function walks first.)"""
     table = _table(functions)
     declared = _creation_rank(functions)
     created = [p.signature for p in sorted(prototypes(functions, mode, order, sm), key=lambda p: declared[p.symbol])]
     if mode.whole_program:
         return list(dict.fromkeys(reversed(created)))
+    seen: set[str] = set()
+    walk: list[str] = []
+    for root in g_order(functions):
+        stack = [root]
+        while stack:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            walk.append(name)
+            stack += [c for c in reversed(table[name].calls) if c not in seen]
+    strings = [p for n in walk if table[n].is_defined for p in reversed(table[n].call_prototypes)]
     # a kernel taken for a device-side launch gets no string (its .nv.callgraph mark holds 0:
     # dynpar_rdc, tests/probes_rw6)
-    created += [signature(table[n], sm) for n in address_taken_order(functions) if not table[n].is_kernel]
-    created += [p for n in _dfs_order(functions, table) for p in table[n].call_prototypes]
-    return list(dict.fromkeys(reversed(created)))
+    strings += reversed([signature(table[n], sm) for n in address_taken_order(functions) if not table[n].is_kernel])
+    return list(dict.fromkeys(strings + created[::-1]))
 
 
 def signature(function: PtxFunction, sm: int) -> str:
@@ -790,6 +822,7 @@ def declaration_order_from(
     hint: Sequence[str] = (),
     budget: int = 150_000,
     symbols: Sequence[str] | None = None,
+    accept: Callable[[list[PtxFunction]], bool] | None = None,
 ) -> list[PtxFunction]:
     """A creation order of ``functions`` for which :func:`function_order` gives ``order``.
 
@@ -815,6 +848,13 @@ def declaration_order_from(
     ``symbols``: the function symbols in ``.symtab`` order as the cubin has them (relocatable
     and -g builds); a candidate must give them too (:func:`symbol_order`), so the search goes on
     where the hint alone picks a creation order that names them otherwise.
+
+    ``accept``: a last test of each candidate (the decomposer's: the signature strings come out
+    as in the cubin), the search going on past a candidate it refuses. Where a module takes an
+    address, several *G* orders give the same ``.text`` order and symbols, but the
+    depth-first walk that orders the ``.callprototype`` strings differs (tests/funcorder_probes
+    fo_shuffle_protos: static kernels and weak functions that call through pointers, -g and
+    nvcc -G).
 
     Raises :class:`ModelError` when no order is found (``budget`` bounds the search).
     """
@@ -842,7 +882,8 @@ def declaration_order_from(
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if _injected(f)])
         cand = [real[f.name] for f in cand]
         if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
-            return cand
+            if accept is None or accept(cand):
+                return cand
         return None
 
     found: list[PtxFunction] | None = None
@@ -862,7 +903,8 @@ def declaration_order_from(
                 return mode.whole_program or all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:]))
 
             examined = max(UNSHUFFLE_LIMIT, 2_000_000 // max(1, len(want)))
-            bases = sorted(itertools.islice(filter(plausible, _unshuffled(want, table, examined, mode.whole_program)), UNSHUFFLE_LIMIT), key=disorder)
+            before = _g_precedence(list(real.values()), table, want, symbols) if symbols is not None and not mode.whole_program else None
+            bases = sorted(itertools.islice(filter(plausible, _unshuffled(want, table, examined, mode.whole_program, before)), UNSHUFFLE_LIMIT), key=disorder)
         for base in bases:
             found = finish(list(reversed(base))) if mode.whole_program else _inverse_g(base, table, finish)
             if found is not None:
@@ -931,10 +973,27 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
 #: at most this many unshuffled lists are tried (each as long as the module's function list)
 UNSHUFFLE_LIMIT = 2000
 
+#: at most this many steps of the depth-first walk over the takers' places (a bound, not a rule)
+_UNSHUFFLE_STEPS = 2_000_000
 
-def _unshuffled(order: list[str], table: dict[str, PtxFunction], budget: int, whole_program: bool) -> Iterator[list[str]]:
+
+def _unshuffled(
+    order: list[str],
+    table: dict[str, PtxFunction],
+    budget: int,
+    whole_program: bool,
+    before: dict[str, set[str]] | None = None,
+) -> Iterator[list[str]]:
     """Every list :func:`_shuffled` turns into ``order``: the takers lead ``order``, and each
-    choice of their places in the permuted list gives one (at most ``budget``)."""
+    choice of their places in the permuted list gives one (at most ``budget``).
+
+    Outside whole program the list must be a *G* order, its static functions last, so a place
+    is only taken where the function that lands there is static exactly when its slot in the
+    list is one of the last; and ``before[x]`` names functions that must stand before ``x`` in
+    it (what the symbols tell, :func:`_g_precedence`). The choices are walked depth first over
+    a table of which (place, takers so far) states can still finish: a module of hundreds of
+    functions with a few takers would otherwise run through millions of placements first
+    (nvcc -G CuTe sgemm with thrust: 903 functions, 6 takers, 10 statics)."""
     from .alloc.params import debug_slot_permutation
 
     n = len(order)
@@ -944,14 +1003,78 @@ def _unshuffled(order: list[str], table: dict[str, PtxFunction], budget: int, wh
     if any(x in lead for x in others):
         return
     source = list(reversed(debug_slot_permutation(n)))  # permuted slot i holds base[source[i]]
-    for places in itertools.islice(itertools.combinations(range(n), k), budget):
-        first, rest = iter(takers), iter(others)
-        chosen = set(places)
-        permuted = [next(first) if i in chosen else next(rest) for i in range(n)]
-        base = [""] * n
-        for i, j in enumerate(source):
-            base[j] = permuted[i]
-        yield base
+    tail = n - (0 if whole_program else sum(1 for x in order if table[x].is_static))
+    before = before or {}
+    after: dict[str, set[str]] = {}
+    for x, earlier in before.items():
+        for e in earlier:
+            after.setdefault(e, set()).add(x)
+
+    def fits(name: str, i: int) -> bool:
+        return whole_program or table[name].is_static == (source[i] >= tail)
+
+    # ok[i][t]: slots i.. can be filled once t takers stand before slot i
+    ok = [[False] * (k + 1) for _ in range(n + 1)]
+    ok[n][k] = True
+    for i in range(n - 1, -1, -1):
+        for t in range(min(i, k), -1, -1):
+            r = i - t
+            ok[i][t] = (t < k and fits(takers[t], i) and ok[i + 1][t + 1]) or (r < len(others) and fits(others[r], i) and ok[i + 1][t])
+    if not ok[0][0]:
+        return
+    at: dict[str, int] = {}  # base position of each function placed so far
+
+    def placeable(name: str, i: int) -> bool:
+        p = source[i]
+        return all(at.get(e, -1) < p for e in before.get(name, ())) and all(at.get(x, n) > p for x in after.get(name, ()))
+
+    def options(i: int, t: int) -> list[tuple[str, int]]:
+        # a taker first: the order of itertools.combinations over the takers' places
+        out = []
+        if t < k and fits(takers[t], i) and ok[i + 1][t + 1] and placeable(takers[t], i):
+            out.append((takers[t], t + 1))
+        if i - t < len(others) and fits(others[i - t], i) and ok[i + 1][t] and placeable(others[i - t], i):
+            out.append((others[i - t], t))
+        return out
+
+    # iterative depth-first search; a frame is (slot, takers before it, its options, next one)
+    frames: list[list] = [[0, 0, options(0, 0), 0]]  # type: ignore[type-arg]
+    placed: list[str] = []
+    made = steps = 0
+    while frames and made < budget and steps < _UNSHUFFLE_STEPS:
+        steps += 1
+        frame = frames[-1]
+        i, t, opts, nxt = frame
+        if len(placed) > i:  # coming back to this slot: take its function away
+            del at[placed.pop()]
+        if nxt == len(opts):
+            frames.pop()
+            continue
+        frame[3] += 1
+        name, t2 = opts[nxt]
+        at[name] = source[i]
+        placed.append(name)
+        if i + 1 == n:
+            base = [""] * n
+            for x, p in at.items():
+                base[p] = x
+            made += 1
+            yield base
+            continue
+        frames.append([i + 1, t2, options(i + 1, t2), 0])
+
+
+def _g_precedence(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str], symbols: Sequence[str]) -> dict[str, set[str]]:
+    """What the function symbols tell of the *G* order: the functions ptxas creates together
+    (:func:`_creation_groups`) come in *G* order, locals apart from globals (:func:`symbol_order`)."""
+    rank = {x: i for i, x in enumerate(symbols)}
+    before: dict[str, set[str]] = {}
+    for group in _creation_groups(table, taken_functions(functions), order):
+        for local in (True, False):
+            same = sorted((x for x in group if x in rank and (table[x].linkage in ("static", "weak", "builtin")) == local), key=rank.__getitem__)
+            for a, b in zip(same, same[1:]):
+                before.setdefault(b, set()).add(a)
+    return before
 
 
 def _inverse_g(order: list[str], table: dict[str, PtxFunction], finish: _Finish) -> list[PtxFunction] | None:

@@ -43,6 +43,7 @@ _HEADER = re.compile(
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+[\w$%]+\s*(?:\[\s*(\d+)\s*\])?")
 _CALL = re.compile(r"(?<![\w.])call(?:\.uni)?\s+(?:\([^()]*\)\s*,\s*)?([%\w$]+)")
 _IDENT = re.compile(r"[A-Za-z_$%][\w$]*")
+_PROTO = re.compile(r"([\w$]+)\s*:\s*\.callprototype\s*(\([^()]*\))?\s*_\s*(\([^()]*\))?")
 _OPCODE = re.compile(r"(?:^|[;{}:])\s*(?:@!?%\w+\s+)?([a-z][\w.]*)")
 _VARIABLE = re.compile(r"\.(?:global|const)\b[^;{]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*=\s*\{")
 
@@ -104,7 +105,7 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             info[name] = dict(
                 name=name, is_kernel=kind == "entry", linkage=linkage, calls=[], call_sites=[], address_taken=[],
                 address_uses=[],
-                has_indirect_call=False, params=_params(params), returns=_params(ret),
+                has_indirect_call=False, params=_params(params), returns=_params(ret), call_prototypes=[],
             )
         if not has_body:
             pos = j + 1
@@ -116,11 +117,19 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             f["linkage"] = "visible"
         call_targets: set[int] = set()
         events: list[tuple[float, str, str]] = []
+        # an indirect call's signature string comes from the .callprototype it names last
+        protos = {
+            pm.group(1): fo.signature(fo.PtxFunction(pm.group(1), returns=_params(pm.group(2)), params=_params(pm.group(3))), 75)
+            for pm in _PROTO.finditer(body)
+        }
         for cm in _CALL.finditer(body):
             target = cm.group(1)
             call_targets.add(cm.start(1))
             if target.startswith("%"):
                 f["has_indirect_call"] = True
+                label = _IDENT.findall(body[cm.end() : body.index(";", cm.end())])[-1:]
+                if label and label[0] in protos:
+                    f["call_prototypes"].append(protos[label[0]])
             else:
                 events.append((cm.start(1), "call", target))
         for im in _IDENT.finditer(body):
@@ -169,6 +178,8 @@ class Facts:
         self.callgraph: CallGraph | None = None
         self.prototypes: list[Prototype] | None = None
         strtab = lay.contents[id(next(s for s in lay.order if s.name == ".strtab"))]
+        #: the signature strings at the head of .strtab, before ".shstrtab"
+        self.signatures = [t.decode() for t in strtab.split(b"\0")[1 : strtab.split(b"\0").index(b".shstrtab")]]
         for s in lay.order:
             if s.name == ".nv.callgraph":
                 self.callgraph = decode_callgraph(s.data, symbol_name=names.__getitem__)
@@ -276,6 +287,15 @@ def _sm(target: str) -> int:
 PROBE_STEMS = sorted(probe_jobs())
 
 
+def _offsets(strings: list[str]) -> dict[str, int]:
+    """Where each signature string stands in .strtab: from offset 1, one after another."""
+    out, at = {}, 1
+    for text in strings:
+        out[text] = at
+        at += len(text) + 1
+    return out
+
+
 @pytest.mark.parametrize("stem", PROBE_STEMS)
 def test_probe_matches_ptxas(stem: str, compiled: dict) -> None:
     """function_order, symbol_order, callgraph and prototypes equal what ptxas wrote, for every
@@ -286,7 +306,9 @@ def test_probe_matches_ptxas(stem: str, compiled: dict) -> None:
         where = (stem, target, mode)
         assert fo.function_order(funcs, m) == facts.order, where
         order = facts.order
-        assert fo.callgraph(funcs, m, order) == (facts.callgraph or CallGraph()), where
+        strings = fo.signature_strings(funcs, m, order, _sm(target))
+        assert strings == facts.signatures, where
+        assert fo.callgraph(funcs, m, order, string_offset=_offsets(strings).__getitem__) == (facts.callgraph or CallGraph()), where
         assert fo.prototypes(funcs, m, order, _sm(target)) == (facts.prototypes or []), where
         assert (facts.prototypes is not None) == (m.relocatable and bool(fo.prototypes(funcs, m, order, _sm(target)))), where
         if not m.whole_program:
@@ -296,7 +318,8 @@ def test_probe_matches_ptxas(stem: str, compiled: dict) -> None:
 @pytest.mark.parametrize("stem", PROBE_STEMS)
 def test_inverse_roundtrip(stem: str, compiled: dict) -> None:
     """cubin -> declaration order -> function_order gives the cubin's order back; with the cubin's
-    hint the rebuilt .nv.callgraph and .nv.prototype equal the cubin's too. The leaf data is fed
+    hint, symbols and signature strings the rebuilt .nv.callgraph and .nv.prototype equal the
+    cubin's too. The leaf data is fed
     shuffled, so nothing comes from the PTX order."""
     import random
 
@@ -305,12 +328,29 @@ def test_inverse_roundtrip(stem: str, compiled: dict) -> None:
         funcs, m = _model(stem, mode)
         shuffled = list(funcs)
         random.Random(f"{stem}{target}{mode}").shuffle(shuffled)
-        decl = fo.declaration_order_from(facts.order, shuffled, m, hint=facts.hint())
+        # what the decomposer checks a candidate with: the symbols, and the signature strings
+        # (fo_shuffle_protos: the G orders that give the .text order differ there); in -c
+        # builds, and where externs are declared, the decomposer moves externs and device
+        # functions to fit the strings
+        # afterwards (semantic.decompose._place_externs; fo_static_reached), so there the
+        # strings are no test of the search alone, and the marks are read at the cubin's
+        # string offsets
+        symbols = None if m.whole_program else facts.func_symbols
+        moved = m.relocatable or any(f.linkage == "extern" for f in funcs)
+        decl = fo.declaration_order_from(
+            facts.order,
+            shuffled,
+            m,
+            hint=facts.hint(),
+            symbols=symbols,
+            accept=lambda cand: moved or fo.signature_strings(cand, m, facts.order, _sm(target)) == facts.signatures,  # noqa: B023
+        )
         where = (stem, target, mode)
         assert sorted(f.name for f in decl) == sorted(f.name for f in funcs if f.linkage != "builtin" or any(f.name in g.calls for g in funcs)), where
         assert fo.function_order(decl, m) == facts.order, where
         assert fo.definition_order(decl) is not None, where
-        assert fo.callgraph(decl, m, facts.order) == (facts.callgraph or CallGraph()), where
+        strings = facts.signatures if moved else fo.signature_strings(decl, m, facts.order, _sm(target))
+        assert fo.callgraph(decl, m, facts.order, string_offset=_offsets(strings).__getitem__) == (facts.callgraph or CallGraph()), where
         assert fo.prototypes(decl, m, facts.order, _sm(target)) == (facts.prototypes or []), where
 
 

@@ -166,24 +166,41 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
     position = {text: n for n, text in enumerate(sl.text for sl in obj.strtab.slots)}
     hint += [p.symbol for p in sorted(protos, key=lambda p: -position.get(p.signature, 0))]
     hint = list(dict.fromkeys(_extern_order(obj, module, protos, position, hint) + hint))
-    try:
-        symbols = None if whole_program else [y.name for y in ordered if y.type == STT_FUNC]
-        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols)
-    except ModelError as exc:
-        raise NotImplementedError(f"declaration order not recovered: {exc}") from None
-    if not whole_program:
-        # the order found must also give the function symbols as the cubin has them (the
-        # search fixes the .text order; where the rules leave freedom it follows the hint,
-        # which does not always tell the order of static functions named together: r4_1
-        # random module -c)
+    symbols = None if whole_program else [y.name for y in ordered if y.type == STT_FUNC]
+    slots = [slot.text for slot in obj.strtab.slots]
+    head = slots[1 : slots.index(".shstrtab")] if ".shstrtab" in slots else []
+    refused: list[NotImplementedError] = []
+    placed: list[list] = []  # type: ignore[type-arg]
+
+    def accept(cand: list) -> bool:  # type: ignore[type-arg]
+        # relocatable and -g builds: the order found must also give the function symbols as
+        # the cubin has them (the search fixes the .text order; where the rules leave freedom
+        # it follows the hint, which does not always tell the order of static functions named
+        # together: r4_1 random module -c), and the signature strings (_place_externs). A
+        # candidate refused here sends the search on, a few times at most
+        if whole_program:
+            return True
+        if len(refused) >= _ACCEPT_TRIES:
+            return False
         from ..funcorder import symbol_order as function_symbols
 
-        want = [y.name for y in ordered if y.type == STT_FUNC]
-        if function_symbols(declared, mode, order) != want:
-            raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
-        slots = [slot.text for slot in obj.strtab.slots]
-        head = slots[1 : slots.index(".shstrtab")] if ".shstrtab" in slots else []
-        declared = _place_externs(declared, mode, order, want, head, obj.sm)
+        try:
+            if function_symbols(cand, mode, order) != symbols:
+                raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
+            placed.append(_place_externs(cand, mode, order, symbols, head, obj.sm))
+        except NotImplementedError as exc:
+            refused.append(exc)
+            return False
+        return True
+
+    try:
+        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols, accept=accept)
+    except ModelError as exc:
+        if refused:
+            raise refused[0] from None
+        raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+    if not whole_program:
+        declared = placed[-1]
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
     if whole_program:
         # builtins whose only trace is a copy inside kernels ($__internal_N_$): no .text and no
@@ -256,6 +273,9 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
         raise NotImplementedError("declaration order not recovered: the prototype signature strings do not come out in the cubin's order")
     return out
 
+
+#: declaration orders the signature strings may refuse before the search gives up on them
+_ACCEPT_TRIES = 32
 
 #: candidate placements (functions x positions) the prototype-string moves may try per pass
 _MOVE_BUDGET = 4000

@@ -12,7 +12,8 @@ A probe is a list of functions in declaration order, one line each::
 * ``/<ret>/<params>``: PTX types of the return value (``-`` for none) and the comma-separated
   parameters of a device function (``b8[12]`` is an array), default ``b32`` and ``b32``;
 * body tokens, in order: ``name`` a direct call, ``&name`` taking the address, ``*`` an indirect
-  call through the last address taken (or a pointer parameter if none), ``%op`` an instruction
+  call through the last address taken (or a pointer parameter if none), ``*N`` the same with a
+  prototype of N ``.b64`` parameters and no return value (signature ``#v`` + ``l`` * N), ``%op`` an instruction
   that makes ptxas call a builtin (``%div``: div.rn.f64, ``%sqrt``, ``%rcp``, ``%divf``: div.rn.f32,
   ``%rem``: rem.s64).
 
@@ -131,6 +132,15 @@ def render(lines: list[str], debug_target: bool = False) -> str:
                 last_addr = f"%rd{10 + seq % 40}"
                 out.append(f" mov.u64 {last_addr}, {tok[1:]};")
                 out.append(f" add.u64 %rd3, %rd3, {last_addr};")
+            elif tok[0] == "*" and tok[1:].isdigit():
+                ptr = last_addr or "%rd2"
+                n = int(tok[1:])
+                args = ", ".join(f"ia{seq}_{i}" for i in range(n))
+                out.append(" {")
+                out.append("  " + " ".join(f".param .b64 ia{seq}_{i}; st.param.b64 [ia{seq}_{i}], %rd1;" for i in range(n)))
+                out.append(f"  proto{seq}: .callprototype _ (" + ", ".join([".param .b64 _"] * n) + ");")
+                out.append(f"  call {ptr}, ({args}), proto{seq};")
+                out.append(" }")
             elif tok == "*":
                 ptr = last_addr or "%rd2"
                 out.append(" {")
@@ -270,6 +280,52 @@ PROBES: dict[str, dict] = {
             v k K1 : taker_s taker_v &op_c &op_a *
             v k K2 : &op_a
             v k K3 : op_b
+        """,
+    ),
+    "fo_static_reached": dict(
+        description="weak functions and a static one calling through pointers, declared before their bodies; the static one reached late through a chain of calls (the .callprototype strings follow a pre-order walk of the calls from each function in G order)",
+        lines="""
+            v f fma/-/b64,b64,b64,b64 :
+            w d f153 :
+            w d f155 :
+            s d ZZ :
+            w d alloc :
+            w d C1a :
+            w d f350 :
+            w d C1b :
+            w d f352 :
+            w d D1 :
+            w d f354 :
+            w d f355 :
+            w d f359 :
+            w d f360 :
+            w f f153 : alloc
+            w f f155 : f355
+            s f ZZ : &fma *5
+            w f alloc : &fma *3
+            w f C1a : &fma *2
+            w f f350 : C1a
+            w f C1b : &fma *2
+            w f f352 : C1b
+            w f D1 : &fma *1 f153
+            w f f354 : D1
+            w f f355 : ZZ
+            w f f359 : f155
+            w f f360 : f359
+            v k K :
+        """,
+    ),
+    "fo_shuffle_protos": dict(
+        description="static kernels and weak functions calling through pointers: several G orders give the .text order and symbols, the .callprototype strings (depth-first order) tell them apart",
+        lines="""
+            v f fma/-/b64,b64,b64,b64 :
+            s k K1 : &fma *4
+            s k K2 : &fma *4
+            s f S/-/b64 : &fma *1
+            w f A/-/b64 : &fma *3
+            w f B/-/b64 : &fma *2
+            w f C/-/b64 : &fma *1
+            w f U/-/b64 : S
         """,
     ),
     "fo_fptr_param": dict(
