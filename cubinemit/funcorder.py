@@ -990,10 +990,13 @@ def _unshuffled(
     Outside whole program the list must be a *G* order, its static functions last, so a place
     is only taken where the function that lands there is static exactly when its slot in the
     list is one of the last; and ``before[x]`` names functions that must stand before ``x`` in
-    it (what the symbols tell, :func:`_g_precedence`). The choices are walked depth first over
-    a table of which (place, takers so far) states can still finish: a module of hundreds of
-    functions with a few takers would otherwise run through millions of placements first
-    (nvcc -G CuTe sgemm with thrust: 903 functions, 6 takers, 10 statics)."""
+    it (what the symbols tell, :func:`_g_precedence`). Taker by taker, the search tries each
+    place for it after the previous one, placing the functions between as it goes, so that a
+    function that cannot stand where it would land ends the run of places (and a table of
+    which (place, takers so far) states can still finish cuts it shorter): a module of
+    hundreds of functions with a few takers would otherwise run through millions of
+    placements first (nvcc -G CuTe sgemm with thrust: 903 and 1,242 functions, 6 takers, 10
+    statics)."""
     from .alloc.params import debug_slot_permutation
 
     n = len(order)
@@ -1022,46 +1025,107 @@ def _unshuffled(
             ok[i][t] = (t < k and fits(takers[t], i) and ok[i + 1][t + 1]) or (r < len(others) and fits(others[r], i) and ok[i + 1][t])
     if not ok[0][0]:
         return
+    domains = _taker_counts(others, k, source, fits, ok, before)
+    if domains is None:
+        return
     at: dict[str, int] = {}  # base position of each function placed so far
 
     def placeable(name: str, i: int) -> bool:
         p = source[i]
         return all(at.get(e, -1) < p for e in before.get(name, ())) and all(at.get(x, n) > p for x in after.get(name, ()))
 
-    def options(i: int, t: int) -> list[tuple[str, int]]:
-        # a taker first: the order of itertools.combinations over the takers' places
-        out = []
-        if t < k and fits(takers[t], i) and ok[i + 1][t + 1] and placeable(takers[t], i):
-            out.append((takers[t], t + 1))
-        if i - t < len(others) and fits(others[i - t], i) and ok[i + 1][t] and placeable(others[i - t], i):
-            out.append((others[i - t], t))
-        return out
+    steps = 0
 
-    # iterative depth-first search; a frame is (slot, takers before it, its options, next one)
-    frames: list[list] = [[0, 0, options(0, 0), 0]]  # type: ignore[type-arg]
-    placed: list[str] = []
-    made = steps = 0
-    while frames and made < budget and steps < _UNSHUFFLE_STEPS:
+    def place(name: str, slot: int, t: int, r: int | None = None) -> bool:
+        # slot ``slot`` can hold ``name`` with ``t`` takers before it (and after it, for a taker
+        # itself, one more) and the rest still be filled; ``r``: the index of an other
+        nonlocal steps
         steps += 1
-        frame = frames[-1]
-        i, t, opts, nxt = frame
-        if len(placed) > i:  # coming back to this slot: take its function away
-            del at[placed.pop()]
-        if nxt == len(opts):
-            frames.pop()
-            continue
-        frame[3] += 1
-        name, t2 = opts[nxt]
-        at[name] = source[i]
-        placed.append(name)
-        if i + 1 == n:
-            base = [""] * n
-            for x, p in at.items():
-                base[p] = x
-            made += 1
-            yield base
-            continue
-        frames.append([i + 1, t2, options(i + 1, t2), 0])
+        if not fits(name, slot) or not ok[slot + 1][t] or not placeable(name, slot):
+            return False
+        if r is not None and t not in domains[r]:
+            return False
+        at[name] = source[slot]
+        return True
+
+    def level(j: int, r0: int) -> Iterator[list[str]]:
+        # the takers before j are placed and the others before r0; taker j goes after u
+        # others, the others r0..u-1 between it and taker j-1 (an other that cannot stand
+        # there cannot either once the taker goes further, so the loop stops at it)
+        if j == k:
+            if all(place(others[r], r + k, k, r) for r in range(r0, len(others))):
+                base = [""] * n
+                for x, p in at.items():
+                    base[p] = x
+                yield base
+            for r in range(r0, len(others)):
+                at.pop(others[r], None)
+            return
+        u = r0
+        while steps < _UNSHUFFLE_STEPS:
+            if place(takers[j], u + j, j + 1):
+                yield from level(j + 1, u)
+                del at[takers[j]]
+            if u == len(others) or not place(others[u], u + j, j, u):
+                break
+            u += 1
+        for r in range(r0, u):
+            del at[others[r]]
+
+    made = 0
+    for base in level(0, 0):
+        yield base
+        made += 1
+        if made >= budget:
+            return
+
+
+def _taker_counts(
+    others: list[str],
+    k: int,
+    source: list[int],
+    fits: Callable[[str, int], bool],
+    ok: list[list[bool]],
+    before: dict[str, set[str]],
+) -> list[set[int]] | None:
+    """For each function of ``others`` (in their order in the permuted list), how many takers
+    may stand before it: a number that puts it where it fits and the rest can follow, not more
+    than the next one's nor fewer than the previous one's, and that leaves every function
+    ``before`` asks to precede it (or to follow it) a place of its own; narrowed until nothing
+    changes. None when one has no number left (no unshuffled list exists)."""
+    m = len(others)
+    index = {x: r for r, x in enumerate(others)}
+    reach = [[False] * (k + 1) for _ in range(m + k + 1)]  # (slot, takers before) reachable
+    reach[0][0] = True
+    for i in range(m + k):
+        for t in range(min(i, k) + 1):
+            if reach[i][t]:
+                reach[i + 1][t] = reach[i + 1][t] or (i - t < m)
+                if t < k:
+                    reach[i + 1][t + 1] = True
+    doms = [{t for t in range(k + 1) if reach[r + t][t] and fits(x, r + t) and ok[r + t + 1][t]} for r, x in enumerate(others)]
+    pairs: list[tuple[int, int]] = [(index[e], index[x]) for x, earlier in before.items() if x in index for e in earlier if e in index]
+    changed = True
+    while changed:
+        changed = False
+        for r in range(1, m):  # the counts never fall along the list
+            low = min(doms[r - 1], default=k + 1)
+            keep = {t for t in doms[r] if t >= low}
+            if keep != doms[r]:
+                doms[r], changed = keep, True
+        for r in range(m - 2, -1, -1):
+            high = max(doms[r + 1], default=-1)
+            keep = {t for t in doms[r] if t <= high}
+            if keep != doms[r]:
+                doms[r], changed = keep, True
+        for a, b in pairs:  # others[a] stands before others[b] in the unshuffled list
+            keep_a = {ta for ta in doms[a] if any(source[a + ta] < source[b + tb] for tb in doms[b])}
+            keep_b = {tb for tb in doms[b] if any(source[a + ta] < source[b + tb] for ta in keep_a)}
+            if keep_a != doms[a] or keep_b != doms[b]:
+                doms[a], doms[b], changed = keep_a, keep_b, True
+        if any(not d for d in doms):
+            return None
+    return doms
 
 
 def _g_precedence(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str], symbols: Sequence[str]) -> dict[str, set[str]]:
