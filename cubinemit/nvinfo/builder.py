@@ -218,6 +218,12 @@ def record_order(target: str | Target) -> tuple[_Slot, ...]:
     return ORDER_L if parse_target(target).family == "L" else ORDER_HB
 
 
+#: each slot's place in ORDER_L / ORDER_HB (a function's few filled slots are sorted by it
+#: rather than every slot of the order looked up)
+_PLACE_L = types.MappingProxyType({slot: i for i, slot in enumerate(ORDER_L)})
+_PLACE_HB = types.MappingProxyType({slot: i for i, slot in enumerate(ORDER_HB)})
+
+
 # ---------------------------------------------------------------------------------------------
 # Derived values
 
@@ -531,11 +537,13 @@ class _Slots:
             assert g.value is not None
             self.add(attr, make(attr, g.value))  # type: ignore[call-arg]
 
-    def ordered(self, order: Sequence[_Slot]) -> list[NvInfoRecord]:
-        unknown = set(self.slots) - set(order)
+    def ordered(self) -> list[NvInfoRecord]:
+        """The records in the target family's slot order (:func:`record_order`)."""
+        place = _PLACE_L if self.target.family == "L" else _PLACE_HB
+        unknown = [slot for slot in self.slots if slot not in place]
         if unknown:  # pragma: no cover - the order tables cover every slot the builder fills
             raise ModelError(f"no place for {sorted(map(str, unknown))} in the {self.target.name} record order")
-        return [r for slot in order for r in self.slots.get(slot, ())]
+        return [r for slot in sorted(self.slots, key=place.__getitem__) for r in self.slots[slot]]
 
 
 def _bindless(target: Target, module: ModuleFacts, facts: FunctionFacts) -> list[str]:
@@ -559,11 +567,13 @@ def build_function_info(
     facts: FunctionFacts,
     *,
     functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None = None,
+    layout: ParamLayout | None = None,
 ) -> list[NvInfoRecord]:
     """The records of ``.nv.info.<facts.name>`` in ptxas's order.
 
     ``target`` defaults to ``module.target`` (and must agree with it when given). ``functions``
     are the module's other functions: -g propagation reads the callees' facts from them.
+    ``layout``: :func:`param_layout` of ``facts``, when the caller has it.
     """
     t = _target(target, module)
     _validate(t, module, facts)
@@ -578,7 +588,7 @@ def build_function_info(
     s.constant(EIAttr.MERCURY_ISA_VERSION, HalfValue)
 
     if kernel and f.params:
-        lay = param_layout(t, f)
+        lay = layout if layout is not None else param_layout(t, f)
         s.add(EIAttr.PARAM_CBANK, ParamCbank(f".nv.constant0.{f.name}", lay.base, lay.size))
         s.add(EIAttr.CBANK_PARAM_SIZE, HalfValue(EIAttr.CBANK_PARAM_SIZE, lay.size))
         for ordinal in reversed(range(len(f.params))):
@@ -698,7 +708,7 @@ def build_function_info(
                 s.add(_PROPAGATED, ByteValue(EIAttr.NUM_BARRIERS, prop.num_barriers))
             else:
                 s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, prop.late_externs))
-    return s.ordered(record_order(t))
+    return s.ordered()
 
 
 #: Pairs of facts ptxas refuses together (its message, abridged).
@@ -919,11 +929,14 @@ def build_module_info(
     functions_in_text_order: Sequence[FunctionFacts],
     *,
     symbol_rank: Callable[[str], int] | None = None,
+    layouts: Mapping[str, ParamLayout] | None = None,
 ) -> dict[str, list[NvInfoRecord]]:
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
-    (``symbol_rank``: see :func:`build_global_info`)."""
+    (``symbol_rank``: see :func:`build_global_info`; ``layouts``: :func:`param_layout` by
+    function name, for the functions the caller has worked it out for)."""
     by_name = FunctionMap((f.name, f) for f in functions_in_text_order)
     out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank, by_name=by_name)}
+    layouts = layouts or {}
     for f in functions_in_text_order:
-        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
+        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name, layout=layouts.get(f.name))
     return out

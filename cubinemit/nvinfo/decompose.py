@@ -295,12 +295,13 @@ def _function(
     # (recursive or address-taken callees) is read back from that order (builder.clone_order).
     by_section = index[0]
     members = {y.name for y in by_section.get(id(raw.section), ()) if y is not raw.symbol}
-    missing = members - frame.keys()
+    # (a set minus dict keys copies the keys: a scan of every function per function)
+    missing = {n for n in members if n not in frame}
     if missing:
         raise NotImplementedError(f"{name}: clones without FRAME_SIZE ({', '.join(sorted(missing))}) are not modelled")
     # last created first: FRAME_SIZE record order (positions counted once per cubin)
     frame_rank = index[2]
-    created = sorted(members & frame.keys(), key=lambda n: -frame_rank[n])
+    created = sorted((n for n in members if n in frame), key=lambda n: -frame_rank[n])
     first = clone_groups(created)
     if first is None:
         raise NotImplementedError(f"{name}: ptxas created its clones in an order not modelled ({', '.join(created)})")

@@ -39,6 +39,8 @@ def _nonneg(bits: int) -> Any:
     limit = 1 << bits
 
     def check(inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+        if type(value) is int and 0 <= value < limit:  # the usual case, in two tests
+            return
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{type(inst).__name__}.{attribute.name} must be an int, got {value!r}")
         if not 0 <= value < limit:
@@ -93,6 +95,8 @@ def _dim3_ok(inst: object, attribute: attrs.Attribute[Any], value: tuple[int, in
 
 def _tuple_of(cls: type) -> Any:
     def convert(values: Iterable[Any]) -> tuple[Any, ...]:
+        if type(values) in (tuple, list) and not values:  # most functions have none (no generator then)
+            return ()
         return tuple(v if isinstance(v, cls) else _structure(cls, v) for v in values)
 
     return convert
@@ -376,7 +380,13 @@ def to_json(facts: Any) -> Any:
         out = {}
         for name in names:
             value = getattr(facts, name)
-            out[name] = value if type(value) in _PLAIN else to_json(value)
+            kind = type(value)
+            if kind in _PLAIN:
+                out[name] = value
+            elif kind is tuple:  # most fields: a tuple of plain values, often empty
+                out[name] = [v if type(v) in _PLAIN else to_json(v) for v in value]
+            else:
+                out[name] = to_json(value)
         return out
     if isinstance(facts, (tuple, list)):
         return [v if type(v) in _PLAIN else to_json(v) for v in facts]
@@ -387,6 +397,12 @@ def to_json(facts: Any) -> Any:
 def _field_names(tp: type) -> tuple[str, ...] | None:
     """The field names of an attrs class, None for any other type (cached per type)."""
     return tuple(f.name for f in attrs.fields(tp)) if attrs.has(tp) else None
+
+
+@functools.lru_cache(maxsize=None)
+def _field_set(tp: type) -> frozenset[str]:
+    """The field names of an attrs class, as a set (cached per type)."""
+    return frozenset(_field_names(tp) or ())
 
 
 @functools.lru_cache(maxsize=None)
@@ -424,8 +440,16 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
                 return value
             if cls is CallGraph:
                 return _callgraph(value)
+            if not _field_set(cls).issuperset(value):
+                raise KeyError(sorted(value.keys() - _field_set(cls))[0])
             fields = _field_converters(cls)
-            return cls(**{k: v if fields[k] is _identity else fields[k](v) for k, v in value.items()})
+            if not fields:
+                return cls(**value)
+            kw = dict(value)
+            for name, convert in fields.items():
+                if name in kw:
+                    kw[name] = convert(kw[name])
+            return cls(**kw)
 
         return structure
     return _identity
@@ -433,9 +457,17 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
 
 @functools.lru_cache(maxsize=None)
 def _field_converters(tp: type) -> dict[str, Callable[[Any], Any]]:
-    """A converter per field of an attrs class (looked up when first used, so that a class may
-    refer to itself)."""
-    return {name: _converter(hint) for name, hint in _hints(tp).items()}
+    """The converter of each field of an attrs class whose JSON form needs one (looked up when
+    first used, so that a class may refer to itself). A field with an attrs converter of its
+    own needs none here: those of the fact classes take the JSON form (lists, dicts) as it is,
+    and converting twice was most of the time :func:`from_json` took."""
+    own = {f.name for f in attrs.fields(tp) if f.converter is not None}
+    out = {}
+    for name, hint in _hints(tp).items():
+        convert = _converter(hint)
+        if convert is not _identity and name not in own:
+            out[name] = convert
+    return out
 
 
 def from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:

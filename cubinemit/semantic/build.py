@@ -82,14 +82,16 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     by_name = {s.name: s for s in obj.sections}
-    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index).items():
+    # the parameter layout of every kernel with a bank, worked out once for its records and its bank
+    banks = {f.name: by_name[f".nv.constant0.{f.name}"] for f in texts if f".nv.constant0.{f.name}" in by_name}
+    layouts = {ff.name: param_layout(module.target, ff) for ff in ffacts if ff.name in banks}
+    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index, layouts=layouts).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
-    banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     slots = _handle_slots(module)
-    for f, ff in zip(texts, ffacts):
-        bank = banks.get(f".nv.constant0.{f.name}")
+    for f in texts:
+        bank = banks.get(f.name)
         if bank is not None:
-            lay = param_layout(module.target, ff)
+            lay = layouts[f.name]
             # a kernel using texture references: the bank ends after its last handle slot
             # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
             end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
