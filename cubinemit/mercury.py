@@ -99,8 +99,10 @@ __all__ = [
     "check_cubin",
     "decode_line_events",
     "encode_line_events",
+    "line_header",
     "rule_cfa",
     "creation_name",
+    "Derivation",
     "derive_merc_data",
     "derive_merc_debug_frame",
     "derive_merc_info",
@@ -706,20 +708,50 @@ def _optimizer_relocs(
     return bytes(data), relocs
 
 
-def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> bytes:
+@attrs.define
+class Derivation:
+    """What several clones of one module derive alike, worked out once: ``.nv.merc.debug_frame``
+    (its bytes are the clone's, its entry offsets move the clone's relocations) and the Mercury
+    line tables (the clone's bytes, and where its relocations go). A builder makes one for the
+    clones of one object and passes it to :func:`derive_merc_data` and
+    :func:`derive_merc_relocations`; the object and the facts must not change meanwhile."""
+
+    obj: ElfObject
+    facts: MercuryFacts
+    _frame: tuple[bytes, dict[int, int]] | None = None
+    _lines: dict[str, bytes] = attrs.field(factory=dict)
+
+    def debug_frame(self) -> tuple[bytes, dict[int, int]]:
+        """:func:`derive_merc_debug_frame`."""
+        if self._frame is None:
+            self._frame = derive_merc_debug_frame(self.obj, self.facts)
+        return self._frame
+
+    def line_table(self, orig: Section, clone_name: str) -> bytes:
+        """The Mercury line table ``clone_name`` (in ``facts.lines``) of the original ``orig``:
+        the original's header, the clone's rows."""
+        data = self._lines.get(clone_name)
+        if data is None:
+            hdr, _ = decode_line_events(orig.data)
+            data = self._lines[clone_name] = encode_line_events(hdr, self.facts.lines[clone_name])
+        return data
+
+
+def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts, *, shared: Derivation | None = None) -> bytes:
     """Bytes of a data or debug clone (``.nv.merc.nv.constant.*``, ``.nv.merc.nv.global.init``,
-    ``.nv.merc.nv.shared.reserved.0``, ``.nv.merc.debug_*``)."""
+    ``.nv.merc.nv.shared.reserved.0``, ``.nv.merc.debug_*``). ``shared``: the
+    :class:`Derivation` of ``obj`` and ``facts``, when the caller derives several clones."""
     orig = clone.clone_of
     if orig is None:
         raise MercuryError(f"{clone.name} has no original")
+    shared = shared if shared is not None else Derivation(obj, facts)
     name = clone.name
     if name in facts.lines:
-        hdr, _ = decode_line_events(orig.data)
-        return encode_line_events(hdr, facts.lines[name])
+        return shared.line_table(orig, name)
     if name in facts.debug:
         return facts.debug[name]
     if name == ".nv.merc.debug_frame":
-        return derive_merc_debug_frame(obj, facts)[0]
+        return shared.debug_frame()[0]
     if name == ".nv.merc.nv.shared.reserved.0":
         return _reserved_smem(obj, orig, facts.stale_header_at)
     if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
@@ -1034,11 +1066,16 @@ def _entry_index(starts: Sequence[int], offset: int) -> int:
 
 
 def derive_merc_relocations(
-    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, *, function_order: Sequence[str] | None = None
+    obj: ElfObject,
+    merc_rela: Section,
+    facts: MercuryFacts,
+    *,
+    function_order: Sequence[str] | None = None,
+    shared: Derivation | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
     ``function_order``: the module's functions in G order, which orders the entries of a
-    function-address table (:func:`_optimizer_relocs`).
+    function-address table (:func:`_optimizer_relocs`). ``shared``: see :func:`derive_merc_data`.
 
     ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
     a symbol keeps its index."""
@@ -1082,8 +1119,9 @@ def derive_merc_relocations(
             out.append((x.offset, by_name[x.symbol], x.type, x.addend))
         out.sort(key=lambda e: -e[0])
         return out
+    shared = shared if shared is not None else Derivation(obj, facts)
     if tname == ".debug_frame":
-        _, new_at = derive_merc_debug_frame(obj, facts)
+        _, new_at = shared.debug_frame()
         starts = sorted(new_at)
         cies = [off for off, _, body in _frame_entries(target.data) if _is_cie(body)]
         for r in orig.relocs:
@@ -1123,8 +1161,7 @@ def derive_merc_relocations(
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
     if tname in _LINE_TABLES and ".nv.merc" + tname in facts.lines:
         events = facts.lines[".nv.merc" + tname]
-        hdr, _ = decode_line_events(target.data)
-        data = encode_line_events(hdr, events)
+        data = shared.line_table(target, ".nv.merc" + tname)
         funcs = [funcs_by_name[str(ev[1])] for ev in events if ev[0] == "seq"]
         positions = _set_address_positions(data)
         if len(positions) != len(funcs):
@@ -1251,6 +1288,12 @@ def _line_unit(data: bytes) -> tuple[LineHeader, bytes]:
     std = tuple(data[15 : 15 + opcode_base - 1])
     end = 10 + hdr_len
     return LineHeader(data[4:end], line_base, line_range, opcode_base, std), data[end:]
+
+
+def line_header(data: bytes) -> LineHeader:
+    """The header of a line table, as :func:`decode_line_events` gives it, without decoding
+    the program."""
+    return _line_unit(data)[0]
 
 
 def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:

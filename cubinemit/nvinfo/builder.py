@@ -333,6 +333,10 @@ class FunctionMap(dict):  # type: ignore[type-arg]
     a thousand kernels propagates into each of them. It also remembers each propagation: the
     builder asks for an entry's three times (its .nv.info.<f>, REGCOUNT, MIN_STACK_SIZE)."""
 
+    def shared(self) -> dict[object, object]:
+        """What the builder gives every function of the module alike (_Slots.shared)."""
+        return self.__dict__.setdefault("_shared", {})  # type: ignore[no-any-return]
+
     def derived(self) -> tuple[dict[str, int], bool, int]:
         cached = self.__dict__.get("_derived")
         if cached is None:
@@ -504,14 +508,20 @@ def min_stack_size(module: ModuleFacts, facts: FunctionFacts, functions: Mapping
 class _Slots:
     """Collects records per slot, checking each code against the gating table."""
 
-    def __init__(self, target: Target, facts: FunctionFacts):
+    def __init__(self, target: Target, facts: FunctionFacts, shared: dict[object, object] | None = None):
         self.target = target
         self.arch = target.name  # what gate() keys its table by, worked out once per function
         self.facts = facts
         self.slots: dict[_Slot, list[NvInfoRecord]] = {}
+        #: what every function of the module gets alike (FunctionMap.shared): each code's
+        #: emission where it passes, the constant records (frozen, so one serves them all)
+        self.shared: dict[object, object] = {} if shared is None else shared
 
     def gate(self, attr: EIAttr) -> Emission | None:
         """The emission rule, or None when the record must be dropped silently."""
+        passed = self.shared.get((self.arch, attr))
+        if passed is not None:
+            return passed  # type: ignore[return-value]
         g = gate(self.arch, attr)
         if g.emission is Emission.NEVER:
             if attr in _SILENTLY_DROPPED:
@@ -519,6 +529,7 @@ class _Slots:
             raise ModelError(
                 f"function {self.facts.name!r}: {attr.cuobjdump_name} is not accepted by {self.target.name} ({g.why})"
             )
+        self.shared[(self.arch, attr)] = g.emission
         return g.emission
 
     def add(self, slot: _Slot, record: NvInfoRecord, attr: EIAttr | None = None) -> None:
@@ -528,14 +539,19 @@ class _Slots:
         self.slots.setdefault(slot, []).append(record)
 
     def constant(self, attr: EIAttr, make: type[U32Value] | type[HalfValue] | type[Flag]) -> None:
-        g = gate(self.arch, attr)
-        if g.emission is not Emission.EVERY_FUNCTION:
-            return
-        if make is Flag:
-            self.add(attr, Flag(attr))
-        else:
-            assert g.value is not None
-            self.add(attr, make(attr, g.value))  # type: ignore[call-arg]
+        key = (self.arch, attr, make)
+        if key not in self.shared:
+            g = gate(self.arch, attr)
+            if g.emission is not Emission.EVERY_FUNCTION:
+                self.shared[key] = None
+            elif make is Flag:
+                self.shared[key] = Flag(attr)
+            else:
+                assert g.value is not None
+                self.shared[key] = make(attr, g.value)  # type: ignore[call-arg]
+        record = self.shared[key]
+        if record is not None:
+            self.add(attr, record)  # type: ignore[arg-type]
 
     def ordered(self) -> list[NvInfoRecord]:
         """The records in the target family's slot order (:func:`record_order`)."""
@@ -578,7 +594,7 @@ def build_function_info(
     t = _target(target, module)
     _validate(t, module, facts)
     by_name = _by_name(functions, facts)
-    s = _Slots(t, facts)
+    s = _Slots(t, facts, by_name.shared() if isinstance(by_name, FunctionMap) else None)
     f = facts
     kernel = f.is_kernel
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import attrs
 
 from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
-from ..elf.order import header_order, symbol_order
+from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
@@ -132,7 +132,6 @@ class _Raw:
 
 def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
     """The module facts and the facts of every function with its own .text, in .text order."""
-    order = header_order(obj)
     symbols = symbol_order(obj)
     names = [""] + [s.name for s in symbols]
 
@@ -145,7 +144,9 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
     target = parse_target(options.arch if isinstance(options.arch, str) else f"sm_{obj.sm}")
     info: dict[str, list[NvInfoRecord]] = {}
     graph = CallGraph()
-    for s in order:
+    # (creation order: the header order of the .nv.info and .nv.callgraph sections, which
+    # share one class and keep their creation order there, is not needed to read them)
+    for s in obj.sections:
         if s.sh_type == SHT_CUDA_INFO:
             info[s.name] = decode_nvinfo(s.data, section=s.name, symbol_name=symbol_name)
         elif s.sh_type == SHT_CUDA_CALLGRAPH:
@@ -199,9 +200,7 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
             elif r.attr is EIAttr.MIN_STACK_SIZE:
                 min_stack[r.symbol] = r.value
     raws: list[_Raw] = []
-    for s in order:
-        if not s.name.startswith(".text."):
-            continue
+    for s in text_sections(obj):
         sym = s.info if isinstance(s.info, Symbol) else None
         if sym is None:
             sym = next((y for y in symbols if y.section is s and y.name == s.name[6:]), None)

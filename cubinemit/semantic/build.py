@@ -183,18 +183,19 @@ def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | No
     if ptx is None:
         ptx = ptx_functions(module)
     g = g_order(list(ptx))  # orders the entries of function-address tables
+    shared = mercury.Derivation(obj, facts)  # .nv.merc.debug_frame and line tables, derived once
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g, shared=shared)
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]
         else:
-            data = mercury.derive_merc_data(obj, s, facts)
+            data = mercury.derive_merc_data(obj, s, facts, shared=shared)
             if s.sh_type == 0x70000015:  # the reserved-SMEM clone holds real bytes
                 s.data = data
             else:

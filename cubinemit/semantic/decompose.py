@@ -562,7 +562,8 @@ def decompose(obj: ElfObject) -> Module:
                 # the rows are leaf data, their encoding ptxas's: decline where the encoder
                 # does not give the table back (none left in the probe cache; before the
                 # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
-                if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
+                # (facts_from_cubin decoded these rows from clone.data: its header is sound)
+                if mercury.encode_line_events(mercury.line_header(clone.data), merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
     _visible_after_kernel(obj, module)
