@@ -229,10 +229,13 @@ def section_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]
     return order
 
 
-def layout(obj: ElfObject) -> Layout:
-    """Lay out ``obj``. Raises ModelError for a dangling reference."""
+def layout(obj: ElfObject, order: list[Section] | None = None) -> Layout:
+    """Lay out ``obj``. Raises ModelError for a dangling reference. ``order``:
+    :func:`section_order` of ``obj``, when the caller has it (it follows the sections, their
+    names, types, flags and links, not their bytes, relocations or symbols)."""
     late = late_banks(obj)
-    order = section_order(obj, late)
+    if order is None:
+        order = section_order(obj, late)
     index = {id(s): i for i, s in enumerate(order, start=1)}
 
     shstr_bytes, shstr_off = obj.shstrtab.layout()

@@ -50,7 +50,7 @@ def late_banks(obj: ElfObject) -> set[int]:
         return set()
     relocated = relocated_banks(obj)
     # (the Mercury test first: it is the cheaper one, and half the sections of sm_100+ fail it)
-    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name.startswith(".nv.constant0.") and id(s) not in relocated}
+    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name_slot.text.startswith(".nv.constant0.") and id(s) not in relocated}
 
 
 def relocated_banks(obj: ElfObject) -> set[int]:
@@ -172,6 +172,16 @@ def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
     for c in positioned:
         buckets[c].sort(key=lambda s: rpos.get(id(s), 0))
     return [s for c in sorted(buckets) for s in buckets[c]]
+
+
+def relocation_order(obj: ElfObject) -> list[Section]:
+    """The relocation sections (:func:`section_is_reloc`) as :func:`header_order` lists them,
+    without classing and sorting the other sections: they make one class, sorted by
+    :func:`_reloc_positions`."""
+    if obj.quirks.header_order is not None:
+        return [s for s in obj.quirks.header_order if section_is_reloc(s)]
+    rpos = _reloc_positions(obj)
+    return sorted((s for s in obj.sections if section_is_reloc(s)), key=lambda s: rpos.get(id(s), 0))
 
 
 def text_sections(obj: ElfObject) -> list[Section]:

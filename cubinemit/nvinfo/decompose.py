@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import attrs
 
+from ..arch import facts as arch_facts
 from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
 from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
@@ -272,8 +273,6 @@ def _function(
     if kparams:
         ordered = sorted(kparams, key=lambda r: r.ordinal)
         sizes = [r.size for r in ordered]
-        from ..arch import facts as arch_facts
-
         af = arch_facts(t.sm)
         large = any(isinstance(r, KParamInfoV2) for r in kparams)
         absolute = af.param_align_absolute_large if large else af.param_align_absolute

@@ -65,8 +65,9 @@ def _u32s(inst: object, attribute: attrs.Attribute[Any], value: tuple[int, ...])
             raise ValueError(f"{type(inst).__name__}.{attribute.name} holds a non-u32 {v!r}")
 
 
-def _ints(values: Iterable[int]) -> tuple[int, ...]:
-    return tuple(values)
+#: the converter of the integer-tuple fields: tuple itself (a C call; a function wrapping it
+#: cost a Python call per field per record)
+_ints: Callable[[Iterable[int]], tuple[int, ...]] = tuple
 
 
 def _strs(values: Iterable[str]) -> tuple[str, ...]:

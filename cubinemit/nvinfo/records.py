@@ -82,8 +82,9 @@ def _to_attr(value: int) -> EIAttr:
     return value if type(value) is EIAttr else EIAttr(value)
 
 
-def _ints(values: Iterable[int]) -> tuple[int, ...]:
-    return tuple(values)
+#: the converter of the integer-tuple fields: tuple itself (a C call; a function wrapping it
+#: cost a Python call per field per record)
+_ints: Callable[[Iterable[int]], tuple[int, ...]] = tuple
 
 
 def _strs(values: Iterable[str]) -> tuple[str, ...]:

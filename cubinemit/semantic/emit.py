@@ -54,7 +54,7 @@ from ..elf.constants import (
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Role, Section, Symbol, final_name
-from ..elf.order import header_order, symbol_order
+from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
@@ -1599,7 +1599,7 @@ class _Emitter:
                 c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_INFO, flags=s.flags & SHF_INFO_LINK, addralign=4)
                 c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
                 merc_symtab_ref.append(c)
-        for s in header_order(obj):
+        for s in relocation_order(obj):  # (header order)
             if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
                 # relocation clones keep the creation name of their section (.rela.nv.constant.pic,
                 # .rela.nv.constant.optimizer.<f>)
