@@ -520,6 +520,7 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
     out = bytearray()
     records = list(iter_wire_records(original.data, section=original.name))
     frames = dict(struct.unpack("<II", w.body) for w in records if w.code == _FRAME_SIZE and not per_function)
+    data = original.data
     for w in records:
         body = w.body
         if per_function:
@@ -529,6 +530,13 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
             if positions:
                 assert owner is not None
                 body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
+            else:  # the record as it stands (the framing _wire would give it again)
+                out += data[w.offset : w.offset + 4 + (len(body) if w.fmt == _SVAL else 0)]
+                if w.code == _CUDA_API_VERSION:
+                    if facts.finalizer_options is None:
+                        raise MercuryError("no MERCURY_FINALIZER_OPTIONS payload")
+                    out += _wire(_SVAL, _FINALIZER_OPTIONS, facts.finalizer_options)
+                continue
         elif w.code in (_FRAME_SIZE, _MIN_STACK_SIZE):
             sym_index, value = struct.unpack("<II", body)
             name = obj.symbols[sym_index - 1].name

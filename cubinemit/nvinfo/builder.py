@@ -245,7 +245,7 @@ class ParamLayout:
 def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
     """Pack the parameters in declaration order, each at its own alignment (bank-0 addresses
     or offsets from the base, per family: cubinemit.alloc.params)."""
-    from ..alloc.params import Param as AllocParam, layout_params
+    from ..alloc.params import MAX_PARAM_BYTES, place_params
 
     t = parse_target(target)
     end = 0
@@ -253,8 +253,14 @@ def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
         end = _align_up(end, p.align) + p.size
     if end > 0xFFFF:
         raise ModelError(f"function {facts.name!r}: {end} bytes of parameters do not fit CBANK_PARAM_SIZE")
-    lay = layout_params([AllocParam(f"#{i}", p.size, p.align) for i, p in enumerate(facts.params)], t.sm)
-    return ParamLayout(tuple(lay.offsets.values()), lay.param_bytes, lay.base, lay.large)
+    for i, p in enumerate(facts.params):  # (Param validates the alignments, not this)
+        if p.size < 1:
+            raise ModelError(f"parameter '#{i}': size {p.size!r} must be an integer >= 1")
+    # the rule of alloc.params.layout_params, without naming the parameters
+    offsets, size, base, large = place_params([(p.size, p.align) for p in facts.params], t.sm)
+    if size > MAX_PARAM_BYTES:
+        raise ModelError(f"parameter '#{len(facts.params) - 1}' ends at {size:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
+    return ParamLayout(tuple(offsets), size, base, large)
 
 
 def maxreg_count(target: str | Target, module: ModuleFacts, facts: FunctionFacts) -> int:
