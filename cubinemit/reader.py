@@ -47,7 +47,7 @@ from .elf.layout import layout
 from .elf.model import ElfObject, Relocation, Role, Section, Symbol, final_name
 from .elf.order import header_order, symbol_order
 from .elf.strtab import StringTable, StrSlot, split_table
-from .elf.structs import Ehdr, Phdr, Reloc, Shdr, Sym, ident
+from .elf.structs import SYM_ROW, Ehdr, Phdr, Reloc, Shdr, ident
 from .elf.writer import write
 from .errors import CubinFormatError
 
@@ -190,24 +190,25 @@ class _Reader:
             if sh.sh_size % SYM_SIZE:
                 raise self.fail(f"size {sh.sh_size:#x} is not a multiple of {SYM_SIZE}", sh.sh_offset, where)
             out = []
-            for k in range(1, sh.sh_size // SYM_SIZE):
+            first = sh.sh_offset + SYM_SIZE
+            rows = SYM_ROW.iter_unpack(d[first : first + SYM_SIZE * max(0, sh.sh_size // SYM_SIZE - 1)])
+            for k, (st_name, st_info, st_other, st_shndx, st_value, st_size) in enumerate(rows, start=1):
                 off = sh.sh_offset + SYM_SIZE * k
-                y = Sym.unpack(d, off)
-                if y.st_name == 0:
+                if st_name == 0:
                     slot = None
                 else:
-                    slot = str_slots.get(y.st_name)
+                    slot = str_slots.get(st_name)
                     if slot is None:
-                        raise self.fail(f"symbol {k}: st_name {y.st_name:#x} is not the start of a string in .strtab", off, where)
-                sym = Symbol(name_slot=slot, info=y.st_info, other=y.st_other, value=y.st_value, size=y.st_size)
-                shndx = y.st_shndx
+                        raise self.fail(f"symbol {k}: st_name {st_name:#x} is not the start of a string in .strtab", off, where)
+                sym = Symbol(name_slot=slot, info=st_info, other=st_other, value=st_value, size=st_size)
+                shndx = st_shndx
                 if shndx == SHN_XINDEX and use_xindex:
                     if k >= len(xindex):
                         raise self.fail(f"symbol {k} ({sym.name!r}) uses SHN_XINDEX but .symtab_shndx has no entry for it", off, where)
                     shndx = xindex[k]
                 # ptxas writes index 0xff00 itself into st_shndx (it escapes only larger ones)
                 direct = 0 < shndx < SHN_LORESERVE or (shndx == SHN_LORESERVE and shnum > SHN_LORESERVE)
-                if direct or (y.st_shndx == SHN_XINDEX and use_xindex):
+                if direct or (st_shndx == SHN_XINDEX and use_xindex):
                     if not 0 < shndx < shnum:
                         raise self.fail(f"symbol {k} ({sym.name!r}): st_shndx {shndx} is not a section index", off, where)
                     sym.section = sections[shndx]

@@ -47,7 +47,7 @@ from .order import (
     section_class,
     symbol_order,
 )
-from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident
+from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident, pack_sym
 
 #: Mercury clone types that may share their original's file bytes when equal (ptxas 13.0.88
 #: writes such a clone once): debug clones, .nv.merc.nv.constant.user/.pic, .nv.merc.nv.global.init.
@@ -165,7 +165,7 @@ def _symtab_bytes(
                 x = ordinal.get(id(sym.section.name_slot), 0)
         xindex.append(x)
         name = str_off[id(sym.name_slot)] if sym.name_slot is not None else 0
-        out += Sym(name, sym.info, sym.other, shndx, sym.value, sym.size).pack()
+        out += pack_sym(name, sym.info, sym.other, shndx, sym.value, sym.size)
         if sym.bind != STB_GLOBAL:
             last_local = i
     return bytes(out), xindex, last_local + 1

@@ -108,7 +108,7 @@ def _reloc_positions(obj: ElfObject) -> dict[int, float]:
             rel_names.setdefault(final_name(slot.text[len(".rel") :]), n)
     out: dict[int, float] = {}
     for s in obj.sections:
-        if section_is_reloc(s):
+        if s.sh_type in _RELOC_TYPES and not s.flags & SHF_CUDA_MERCURY:  # section_is_reloc
             own = position.get(id(s.name_slot), 0)
             key = _reloc_key(s.name)
             out[id(s)] = rel_names.get(key[1], own) if key is not None and key[0] == ".rela" else own
@@ -189,7 +189,8 @@ def text_sections(obj: ElfObject) -> list[Section]:
     the others: they share one class and one position in :func:`header_order`, so they keep
     their creation order (the function order) there."""
     source = obj.quirks.header_order if obj.quirks.header_order is not None else obj.sections
-    return [s for s in source if not s.mercury and s.name.startswith(".text.")]
+    # (Section.mercury and Section.name spelled out: this runs over every section, often)
+    return [s for s in source if not s.flags & SHF_CUDA_MERCURY and s.name_slot.text.startswith(".text.")]
 
 
 def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:

@@ -136,6 +136,13 @@ class Sym:
         return cls(*_SYM.unpack_from(data, offset))
 
 
+#: ``Sym(name, info, other, shndx, value, size).pack()`` without making the object (the
+#: layout packs every symbol of the file)
+pack_sym = _SYM.pack
+#: the Elf64_Sym layout, to read a whole table at once (``SYM_ROW.iter_unpack``)
+SYM_ROW = _SYM
+
+
 @attrs.define
 class Reloc:
     """A REL or RELA entry; ``addend`` is None for REL."""
