@@ -740,8 +740,8 @@ class Derivation:
         the original's header, the clone's rows."""
         data = self._lines.get(clone_name)
         if data is None:
-            hdr, _ = decode_line_events(orig.data)
-            data = self._lines[clone_name] = encode_line_events(hdr, self.facts.lines[clone_name])
+            # (the original's header only: its rows are not the clone's)
+            data = self._lines[clone_name] = encode_line_events(line_header(orig.data), self.facts.lines[clone_name])
         return data
 
 
