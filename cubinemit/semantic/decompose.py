@@ -36,14 +36,13 @@ from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
-from ..funcorder import is_builtin_name
+from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
-    from ..funcorder import PtxFunction
 
 
 def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
@@ -112,9 +111,15 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
 
     ordered = symbol_order(obj)
     names = [""] + [s.name for s in ordered]
-    strtab, offsets = obj.strtab.layout()
+    laid: list[bytes] = []  # .strtab's bytes, rendered when a signature string is first read
+
+    def strtab_bytes() -> bytes:
+        if not laid:
+            laid.append(obj.strtab.layout()[0])
+        return laid[0]
 
     def string_at(off: int) -> str:
+        strtab = strtab_bytes()
         return strtab[off : strtab.index(b"\0", off)].decode()
 
     graph_sec = obj.find_section(".nv.callgraph")
@@ -142,14 +147,14 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         for mark in graph.indirect_callers:
             if mark.function in by_name:
                 by_name[mark.function].has_indirect_call = True
-                text = _signature_at(string_at, strtab, mark.value)
+                text = _signature_at(string_at, strtab_bytes(), mark.value)
                 if text is not None:
                     by_name[mark.function].call_prototypes.append(text)
         for edge in graph.indirect_targets:
             if edge.caller in by_name:
                 by_name[edge.caller].address_taken.append(edge.callee)
         for mark in graph.address_taken:
-            text = _signature_at(string_at, strtab, mark.value)
+            text = _signature_at(string_at, strtab_bytes(), mark.value)
             if mark.function in by_name and text is not None:
                 by_name[mark.function].params, by_name[mark.function].returns = _parse_signature(text)
     for proto in protos:
@@ -366,8 +371,6 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
 
 
 def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
-    from ..funcorder import Param, PtxFunction
-
     linkage = f.linkage
     if linkage == "static" and is_builtin_name(f.name):
         # relocatable non-debug builds bind ptxas's builtins LOCAL like static functions, but

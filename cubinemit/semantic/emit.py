@@ -81,12 +81,12 @@ def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
     group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
     counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
     _7_$..dsqrt.. $K1$ssqrt``)."""
-    from ..nvinfo.builder import clone_order
-    from ..nvinfo.facts import FunctionFacts, from_json
-
     info = fn.facts.get("nvinfo")
     if not fn.inlined or not isinstance(info, dict):
         return list(fn.inlined)
+    from ..nvinfo.builder import clone_order
+    from ..nvinfo.facts import FunctionFacts, from_json
+
     ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
     rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
     if any(callee not in rank for callee, _, _ in fn.inlined):
