@@ -97,27 +97,29 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
     if not isinstance(data, bytes):
         data = bytes(data)  # slices of bytes are bytes: the bodies need no copy
     pos, end = 0, len(data)
+    sval, fixed, make = _SVAL_BYTE, _FIXED_BYTES, _wire_record  # (locals: this runs per record)
     while pos < end:
         if end - pos < 4:
             raise SectionFormatError(
                 f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
             )
-        fmt, code = data[pos], data[pos + 1]
-        if fmt == _SVAL_BYTE:
-            size = data[pos + 2] | data[pos + 3] << 8
-            if pos + 4 + size > end:
+        fmt = data[pos]
+        if fmt == sval:
+            nxt = pos + 4 + (data[pos + 2] | data[pos + 3] << 8)
+            if nxt > end:
+                size = nxt - pos - 4
                 raise SectionFormatError(
-                    f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
+                    f"{name(data[pos + 1])}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
                 )
-            yield _wire_record((pos, fmt, code, data[pos + 4 : pos + 4 + size]))
-            pos += 4 + size
-        elif fmt in _FIXED_BYTES:
-            yield _wire_record((pos, fmt, code, data[pos + 2 : pos + 4]))
+            yield make((pos, fmt, data[pos + 1], data[pos + 4 : nxt]))
+            pos = nxt
+        elif fmt in fixed:
+            yield make((pos, fmt, data[pos + 1], data[pos + 2 : pos + 4]))
             pos += 4
         else:
-            raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
+            raise SectionFormatError(f"{name(data[pos + 1])}: bad format byte {fmt:#04x}", offset=pos, where=section)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -131,9 +131,11 @@ class _Raw:
     records: list[NvInfoRecord]
 
 
-def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
-    """The module facts and the facts of every function with its own .text, in .text order."""
-    symbols = symbol_order(obj)
+def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> tuple[ModuleFacts, list[FunctionFacts]]:
+    """The module facts and the facts of every function with its own .text, in .text order
+    (``symbols``: symbol_order(obj), when the caller has it)."""
+    if symbols is None:
+        symbols = symbol_order(obj)
     names = [""] + [s.name for s in symbols]
 
     def symbol_name(index: int) -> str:
@@ -353,7 +355,7 @@ def _function(
     kw["reg_reconfig"] = EIAttr.REG_RECONFIG in by
     sp = one(EIAttr.SPARSE_MMA_MASK)
     if isinstance(sp, HalfValue):
-        kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1)
+        kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1) if sp.value else ()
         if sp.value >> 8:
             raise ModelError(f"{name}: SPARSE_MMA_MASK {sp.value:#x} has bits no sparse MMA kind names")
     kw["tcgen05_1cta"] = EIAttr.TCGEN05_1CTA_USED in by

@@ -32,7 +32,7 @@ from ..elf.constants import (
     STT_SECTION,
     STO_CUDA_ENTRY,
 )
-from ..elf.model import ElfObject, Section
+from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
@@ -103,13 +103,14 @@ def _signature_at(string_at, strtab: bytes, offset: int) -> str | None:  # type:
     return text if text.startswith("#") else None
 
 
-def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
+def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, symbols: list[Symbol] | None = None) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
-    declaration order that makes ptxas's function order come out as in the cubin."""
+    declaration order that makes ptxas's function order come out as in the cubin. ``symbols``:
+    symbol_order(obj), when the caller has it."""
     from ..funcorder import declaration_order_from
     from ..nvinfo import decode_callgraph, decode_prototype
 
-    ordered = symbol_order(obj)
+    ordered = symbol_order(obj) if symbols is None else symbols
     names = [""] + [s.name for s in ordered]
     laid: list[bytes] = []  # .strtab's bytes, rendered when a signature string is first read
 
@@ -522,8 +523,10 @@ def decompose(obj: ElfObject) -> Module:
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     from .data import decompose_data, decompose_shared
 
-    walk = decompose_data(obj, module)  # before the call facts: tables of function addresses order X
-    _call_facts(obj, module, whole_program)
+    # .symtab order, worked out once for the readers below (decomposing changes no symbol)
+    symbols = symbol_order(obj)
+    walk = decompose_data(obj, module, symbols)  # before the call facts: tables of function addresses order X
+    _call_facts(obj, module, whole_program, symbols)
     if module.device_debug:
         _check_late_banks(obj, module)
     if whole_program:
@@ -542,7 +545,7 @@ def decompose(obj: ElfObject) -> Module:
     if whole_program:
         _drop_shared_asks(module)
     _resolved_data_relocations(obj, module)
-    _nvinfo_facts(obj, module)
+    _nvinfo_facts(obj, module, symbols)
     if module.device_debug:
         _bank_alignment(module, by_name)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
@@ -1256,12 +1259,13 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
             fn.facts["constant_align"] = bank.addralign
 
 
-def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
-    """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data."""
+def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> None:
+    """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data.
+    ``symbols``: symbol_order(obj), when the caller has it."""
     from ..nvinfo.decompose import facts_from_cubin
     from ..nvinfo.facts import to_json
 
-    module_facts, functions = facts_from_cubin(obj)
+    module_facts, functions = facts_from_cubin(obj, symbols=symbols)
     module.facts["nvinfo"] = to_json(module_facts)
     by_name = {f.name: f for f in module.functions}
     for ff in functions:
