@@ -401,12 +401,6 @@ def _field_names(tp: type) -> tuple[str, ...] | None:
 
 
 @functools.lru_cache(maxsize=None)
-def _field_set(tp: type) -> frozenset[str]:
-    """The field names of an attrs class, as a set (cached per type)."""
-    return frozenset(_field_names(tp) or ())
-
-
-@functools.lru_cache(maxsize=None)
 def _hints(tp: type) -> dict[str, Any]:
     """The resolved field types of a fact class (resolving them is slow: cache per class)."""
     return typing.get_type_hints(tp)
@@ -441,34 +435,30 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
                 return value
             if cls is CallGraph:
                 return _callgraph(value)
-            if not _field_set(cls).issuperset(value):
-                raise KeyError(sorted(value.keys() - _field_set(cls))[0])
-            fields = _field_converters(cls)
+            names, fields = _field_converters(cls)
+            if not names.issuperset(value):
+                raise KeyError(next(k for k in value if k not in names))
             if not fields:
                 return cls(**value)
-            kw = dict(value)
-            for name, convert in fields.items():
-                if name in kw:
-                    kw[name] = convert(kw[name])
-            return cls(**kw)
+            return cls(**{k: v if k not in fields else fields[k](v) for k, v in value.items()})
 
         return structure
     return _identity
 
 
 @functools.lru_cache(maxsize=None)
-def _field_converters(tp: type) -> dict[str, Callable[[Any], Any]]:
-    """The converter of each field of an attrs class whose JSON form needs one (looked up when
-    first used, so that a class may refer to itself). A field with an attrs converter of its
-    own needs none here: those of the fact classes take the JSON form (lists, dicts) as it is,
-    and converting twice was most of the time :func:`from_json` took."""
+def _field_converters(tp: type) -> tuple[frozenset[str], dict[str, Callable[[Any], Any]]]:
+    """The field names of an attrs class, and the converter of each field whose JSON form
+    needs one (looked up when first used, so that a class may refer to itself). A field with an
+    attrs converter of its own needs none here: those of the fact classes take the JSON form
+    (lists, dicts) as it is, and converting twice was most of the time :func:`from_json` took."""
     own = {f.name for f in attrs.fields(tp) if f.converter is not None}
     out = {}
     for name, hint in _hints(tp).items():
         convert = _converter(hint)
         if convert is not _identity and name not in own:
             out[name] = convert
-    return out
+    return frozenset(_hints(tp)), out
 
 
 def from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:
