@@ -319,6 +319,8 @@ def creation_name(section: Section, obj: ElfObject, targets: Container[int] | No
     surface and sampler indices) ``.nv.constant.entry_image_header_indices.<f>``.
     ``targets`` is :func:`_reloc_targets` of ``obj``, when the caller has it."""
     name = section.name
+    if not name.startswith(".nv.constant"):  # (no rename below concerns any other section)
+        return name
     for new, old in _CREATED_AS:
         if name == new or (new.endswith(".") and name.startswith(new)):
             return old + name[len(new) :]
@@ -915,14 +917,16 @@ def _fde_range(spans: Mapping[tuple[int, int, int], Symbol], facts: MercuryFacts
     return facts.pc(owner, end) - facts.pc(owner, start)
 
 
-def _cfa_rows(program: bytes, code_align: int) -> list[tuple[int, bytes]] | None:
+def _cfa_rows(program: bytes, code_align: int, end: int | None = None) -> list[tuple[int, bytes]] | None:
     """A CFA program as rows (location, instruction bytes at that location); None if it uses an
-    advance other than DW_CFA_advance_loc4."""
+    advance other than DW_CFA_advance_loc4. ``end``: :func:`cfa_length` of the program, when
+    the caller has it."""
     rows: list[tuple[int, bytes]] = []
     loc = 0
     cur = bytearray()
     i = 0
-    end = cfa_length(program)
+    if end is None:
+        end = cfa_length(program)
     started = False
     while i < end:
         op = program[i]
@@ -980,9 +984,10 @@ def rule_cfa(sass_program: bytes, owner: str, start: int, facts: MercuryFacts) -
       their Mercury addresses and every row gets its own advance (Mercury writes a zero advance
       where SASS omits it).
     Anything else needs the Mercury program as a leaf (MercuryError)."""
-    if cfa_length(sass_program) == 0:
+    end = cfa_length(sass_program)
+    if end == 0:
         return b""
-    rows = _cfa_rows(sass_program, 4)
+    rows = _cfa_rows(sass_program, 4, end)
     if rows is None:
         raise MercuryError("SASS CFA program with short advances")
     if len(rows) == 2 and rows[0][1] == b"" and rows[1][0] == rows[0][0] + 16 and rows[1][1][:1] == b"\x0c":

@@ -384,8 +384,8 @@ def to_json(facts: Any) -> Any:
             kind = type(value)
             if kind in _PLAIN:
                 out[name] = value
-            elif kind is tuple:  # most fields: a tuple of plain values, often empty
-                out[name] = [v if type(v) in _PLAIN else to_json(v) for v in value]
+            elif kind is tuple:  # most fields: a tuple of plain values, mostly empty
+                out[name] = [v if type(v) in _PLAIN else to_json(v) for v in value] if value else []
             else:
                 out[name] = to_json(value)
         return out

@@ -32,8 +32,11 @@ def _is_default(field: Any, value: Any) -> bool:
 
 
 def encode(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind is dict:  # the maps of addresses, most of what is encoded (subclasses: below)
+        return {"$map": [[k if type(k) in _PLAIN else encode(k), v if type(v) in _PLAIN else encode(v)] for k, v in value.items()]}
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
     if isinstance(value, tuple):
