@@ -195,12 +195,14 @@ _TYPE_CODE = {
 }
 
 
-def _names(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(values)
+#: the converter of the name-tuple fields: tuple itself (a C call, no Python frame per field)
+_names: Callable[[Iterable[str]], tuple[str, ...]] = tuple
 
 
 def _params(values: Iterable[Param | dict[str, Any]]) -> tuple[Param, ...]:
     """Params as given, or from their JSON form (``{"type": "b8", "count": 12}``)."""
+    if type(values) in (tuple, list) and not values:  # most functions have none
+        return ()
     return tuple(v if isinstance(v, Param) else Param(**v) for v in values)
 
 

@@ -99,8 +99,10 @@ __all__ = [
     "check_cubin",
     "decode_line_events",
     "encode_line_events",
+    "line_header",
     "rule_cfa",
     "creation_name",
+    "Derivation",
     "derive_merc_data",
     "derive_merc_debug_frame",
     "derive_merc_info",
@@ -317,6 +319,8 @@ def creation_name(section: Section, obj: ElfObject, targets: Container[int] | No
     surface and sampler indices) ``.nv.constant.entry_image_header_indices.<f>``.
     ``targets`` is :func:`_reloc_targets` of ``obj``, when the caller has it."""
     name = section.name
+    if not name.startswith(".nv.constant"):  # (no rename below concerns any other section)
+        return name
     for new, old in _CREATED_AS:
         if name == new or (new.endswith(".") and name.startswith(new)):
             return old + name[len(new) :]
@@ -518,6 +522,7 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
     out = bytearray()
     records = list(iter_wire_records(original.data, section=original.name))
     frames = dict(struct.unpack("<II", w.body) for w in records if w.code == _FRAME_SIZE and not per_function)
+    data = original.data
     for w in records:
         body = w.body
         if per_function:
@@ -527,6 +532,13 @@ def derive_merc_info(obj: ElfObject, original: Section, facts: MercuryFacts) -> 
             if positions:
                 assert owner is not None
                 body = _map_u32(body, positions, lambda v: facts.pc(owner, v))
+            else:  # the record as it stands (the framing _wire would give it again)
+                out += data[w.offset : w.offset + 4 + (len(body) if w.fmt == _SVAL else 0)]
+                if w.code == _CUDA_API_VERSION:
+                    if facts.finalizer_options is None:
+                        raise MercuryError("no MERCURY_FINALIZER_OPTIONS payload")
+                    out += _wire(_SVAL, _FINALIZER_OPTIONS, facts.finalizer_options)
+                continue
         elif w.code in (_FRAME_SIZE, _MIN_STACK_SIZE):
             sym_index, value = struct.unpack("<II", body)
             name = obj.symbols[sym_index - 1].name
@@ -706,20 +718,50 @@ def _optimizer_relocs(
     return bytes(data), relocs
 
 
-def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts) -> bytes:
+@attrs.define
+class Derivation:
+    """What several clones of one module derive alike, worked out once: ``.nv.merc.debug_frame``
+    (its bytes are the clone's, its entry offsets move the clone's relocations) and the Mercury
+    line tables (the clone's bytes, and where its relocations go). A builder makes one for the
+    clones of one object and passes it to :func:`derive_merc_data` and
+    :func:`derive_merc_relocations`; the object and the facts must not change meanwhile."""
+
+    obj: ElfObject
+    facts: MercuryFacts
+    _frame: tuple[bytes, dict[int, int]] | None = None
+    _lines: dict[str, bytes] = attrs.field(factory=dict)
+
+    def debug_frame(self) -> tuple[bytes, dict[int, int]]:
+        """:func:`derive_merc_debug_frame`."""
+        if self._frame is None:
+            self._frame = derive_merc_debug_frame(self.obj, self.facts)
+        return self._frame
+
+    def line_table(self, orig: Section, clone_name: str) -> bytes:
+        """The Mercury line table ``clone_name`` (in ``facts.lines``) of the original ``orig``:
+        the original's header, the clone's rows."""
+        data = self._lines.get(clone_name)
+        if data is None:
+            # (the original's header only: its rows are not the clone's)
+            data = self._lines[clone_name] = encode_line_events(line_header(orig.data), self.facts.lines[clone_name])
+        return data
+
+
+def derive_merc_data(obj: ElfObject, clone: Section, facts: MercuryFacts, *, shared: Derivation | None = None) -> bytes:
     """Bytes of a data or debug clone (``.nv.merc.nv.constant.*``, ``.nv.merc.nv.global.init``,
-    ``.nv.merc.nv.shared.reserved.0``, ``.nv.merc.debug_*``)."""
+    ``.nv.merc.nv.shared.reserved.0``, ``.nv.merc.debug_*``). ``shared``: the
+    :class:`Derivation` of ``obj`` and ``facts``, when the caller derives several clones."""
     orig = clone.clone_of
     if orig is None:
         raise MercuryError(f"{clone.name} has no original")
+    shared = shared if shared is not None else Derivation(obj, facts)
     name = clone.name
     if name in facts.lines:
-        hdr, _ = decode_line_events(orig.data)
-        return encode_line_events(hdr, facts.lines[name])
+        return shared.line_table(orig, name)
     if name in facts.debug:
         return facts.debug[name]
     if name == ".nv.merc.debug_frame":
-        return derive_merc_debug_frame(obj, facts)[0]
+        return shared.debug_frame()[0]
     if name == ".nv.merc.nv.shared.reserved.0":
         return _reserved_smem(obj, orig, facts.stale_header_at)
     if name.startswith(".nv.merc.nv.constant.entry_image_header_indices."):
@@ -875,14 +917,16 @@ def _fde_range(spans: Mapping[tuple[int, int, int], Symbol], facts: MercuryFacts
     return facts.pc(owner, end) - facts.pc(owner, start)
 
 
-def _cfa_rows(program: bytes, code_align: int) -> list[tuple[int, bytes]] | None:
+def _cfa_rows(program: bytes, code_align: int, end: int | None = None) -> list[tuple[int, bytes]] | None:
     """A CFA program as rows (location, instruction bytes at that location); None if it uses an
-    advance other than DW_CFA_advance_loc4."""
+    advance other than DW_CFA_advance_loc4. ``end``: :func:`cfa_length` of the program, when
+    the caller has it."""
     rows: list[tuple[int, bytes]] = []
     loc = 0
     cur = bytearray()
     i = 0
-    end = cfa_length(program)
+    if end is None:
+        end = cfa_length(program)
     started = False
     while i < end:
         op = program[i]
@@ -940,9 +984,10 @@ def rule_cfa(sass_program: bytes, owner: str, start: int, facts: MercuryFacts) -
       their Mercury addresses and every row gets its own advance (Mercury writes a zero advance
       where SASS omits it).
     Anything else needs the Mercury program as a leaf (MercuryError)."""
-    if cfa_length(sass_program) == 0:
+    end = cfa_length(sass_program)
+    if end == 0:
         return b""
-    rows = _cfa_rows(sass_program, 4)
+    rows = _cfa_rows(sass_program, 4, end)
     if rows is None:
         raise MercuryError("SASS CFA program with short advances")
     if len(rows) == 2 and rows[0][1] == b"" and rows[1][0] == rows[0][0] + 16 and rows[1][1][:1] == b"\x0c":
@@ -1034,11 +1079,16 @@ def _entry_index(starts: Sequence[int], offset: int) -> int:
 
 
 def derive_merc_relocations(
-    obj: ElfObject, merc_rela: Section, facts: MercuryFacts, *, function_order: Sequence[str] | None = None
+    obj: ElfObject,
+    merc_rela: Section,
+    facts: MercuryFacts,
+    *,
+    function_order: Sequence[str] | None = None,
+    shared: Derivation | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
     ``function_order``: the module's functions in G order, which orders the entries of a
-    function-address table (:func:`_optimizer_relocs`).
+    function-address table (:func:`_optimizer_relocs`). ``shared``: see :func:`derive_merc_data`.
 
     ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
     a symbol keeps its index."""
@@ -1082,8 +1132,9 @@ def derive_merc_relocations(
             out.append((x.offset, by_name[x.symbol], x.type, x.addend))
         out.sort(key=lambda e: -e[0])
         return out
+    shared = shared if shared is not None else Derivation(obj, facts)
     if tname == ".debug_frame":
-        _, new_at = derive_merc_debug_frame(obj, facts)
+        _, new_at = shared.debug_frame()
         starts = sorted(new_at)
         cies = [off for off, _, body in _frame_entries(target.data) if _is_cie(body)]
         for r in orig.relocs:
@@ -1123,8 +1174,7 @@ def derive_merc_relocations(
         return [(r.offset - start, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
     if tname in _LINE_TABLES and ".nv.merc" + tname in facts.lines:
         events = facts.lines[".nv.merc" + tname]
-        hdr, _ = decode_line_events(target.data)
-        data = encode_line_events(hdr, events)
+        data = shared.line_table(target, ".nv.merc" + tname)
         funcs = [funcs_by_name[str(ev[1])] for ev in events if ev[0] == "seq"]
         positions = _set_address_positions(data)
         if len(positions) != len(funcs):
@@ -1251,6 +1301,12 @@ def _line_unit(data: bytes) -> tuple[LineHeader, bytes]:
     std = tuple(data[15 : 15 + opcode_base - 1])
     end = 10 + hdr_len
     return LineHeader(data[4:end], line_base, line_range, opcode_base, std), data[end:]
+
+
+def line_header(data: bytes) -> LineHeader:
+    """The header of a line table, as :func:`decode_line_events` gives it, without decoding
+    the program."""
+    return _line_unit(data)[0]
 
 
 def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:

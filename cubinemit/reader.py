@@ -47,23 +47,28 @@ from .elf.layout import layout
 from .elf.model import ElfObject, Relocation, Role, Section, Symbol, final_name
 from .elf.order import header_order, symbol_order
 from .elf.strtab import StringTable, StrSlot, split_table
-from .elf.structs import Ehdr, Phdr, Reloc, Shdr, Sym, ident
+from .elf.structs import SYM_ROW, Ehdr, Phdr, Reloc, Shdr, ShdrRow, ident, read_shdrs
 from .elf.writer import write
 from .errors import CubinFormatError
 
 _MAX_REPORTED = 64
 
 
-def _table(data: bytes, shdr: Shdr, where: str) -> StringTable:
+def _read_table(data: bytes, shdr: ShdrRow, where: str) -> tuple[StringTable, dict[int, StrSlot]]:
+    """The table, and its slots by offset (what :func:`_slot_map` gives: the split has them)."""
     raw = data[shdr.sh_offset : shdr.sh_offset + shdr.sh_size]
     if raw and raw[-1] != 0:
         raise CubinFormatError("string table does not end with NUL", offset=shdr.sh_offset + shdr.sh_size - 1, where=where)
     if raw and raw[0] != 0:
         raise CubinFormatError("string table does not start with NUL", offset=shdr.sh_offset, where=where)
     table = StringTable(slots=[])
-    for _, text, width in split_table(raw):
-        table.slots.append(StrSlot(text, width))
-    return table
+    at: dict[int, StrSlot] = {}
+    append = table.slots.append
+    for offset, text, width in split_table(raw):
+        slot = StrSlot(text, width)
+        append(slot)
+        at[offset] = slot
+    return table, at
 
 
 def _slot_map(table: StringTable) -> dict[int, StrSlot]:
@@ -101,7 +106,7 @@ class _Reader:
             raise self.fail(f"e_shentsize is {eh.e_shentsize}, not 64", 58, "ELF header")
         return eh
 
-    def section_headers(self, eh: Ehdr) -> list[Shdr]:
+    def section_headers(self, eh: Ehdr) -> list[ShdrRow]:
         d = self.data
         if eh.e_shoff + SHDR_SIZE > len(d):
             raise self.fail(f"section header table at {eh.e_shoff:#x} lies past the end of the file ({len(d):#x} bytes)", eh.e_shoff, "section header table")
@@ -110,7 +115,7 @@ class _Reader:
             shnum = Shdr.unpack(d, eh.e_shoff).sh_size  # more than 0xff00 sections
         if shnum == 0 or eh.e_shoff + SHDR_SIZE * shnum > len(d):
             raise self.fail(f"section header table claims {shnum} entries, which do not fit in the file", eh.e_shoff, "section header table")
-        shdrs = [Shdr.unpack(d, eh.e_shoff + SHDR_SIZE * i) for i in range(shnum)]
+        shdrs = read_shdrs(d, eh.e_shoff, shnum)
         for i, sh in enumerate(shdrs[1:], start=1):
             nobits = sh.sh_type == SHT_NOBITS or (sh.sh_type in NOBITS_LIKE_TYPES and not sh.sh_flags & SHF_CUDA_MERCURY)
             if not nobits and sh.sh_offset + sh.sh_size > len(d):
@@ -132,8 +137,7 @@ class _Reader:
             shstrndx = shdrs[0].sh_link
         if not 0 < shstrndx < shnum or shdrs[shstrndx].sh_type != SHT_STRTAB:
             raise self.fail(f"e_shstrndx {eh.e_shstrndx} does not name a string table", 62, "ELF header")
-        shstrtab = _table(d, shdrs[shstrndx], "section [%d] .shstrtab" % shstrndx)
-        shstr_slots = _slot_map(shstrtab)
+        shstrtab, shstr_slots = _read_table(d, shdrs[shstrndx], "section [%d] .shstrtab" % shstrndx)
 
         obj = ElfObject(sm=(eh.e_flags >> 8) & 0xFF, e_type=eh.e_type, shstrtab=shstrtab)
 
@@ -169,8 +173,9 @@ class _Reader:
                 raise self.fail(f".symtab sh_link {strtab_i} is not a string table", eh.e_shoff + SHDR_SIZE * symtab_i, f"section [{symtab_i}] .symtab")
             sections[symtab_i].role = Role.SYMTAB
             sections[strtab_i].role = Role.STRTAB
-            obj.strtab = _table(d, shdrs[strtab_i], f"section [{strtab_i}] .strtab")
-        str_slots = _slot_map(obj.strtab)
+            obj.strtab, str_slots = _read_table(d, shdrs[strtab_i], f"section [{strtab_i}] .strtab")
+        else:
+            str_slots = _slot_map(obj.strtab)
         for i, sh in enumerate(shdrs):
             if sh.sh_type == SHT_SYMTAB_SHNDX:
                 sections[i].role = Role.SYMTAB_SHNDX
@@ -190,24 +195,25 @@ class _Reader:
             if sh.sh_size % SYM_SIZE:
                 raise self.fail(f"size {sh.sh_size:#x} is not a multiple of {SYM_SIZE}", sh.sh_offset, where)
             out = []
-            for k in range(1, sh.sh_size // SYM_SIZE):
+            first = sh.sh_offset + SYM_SIZE
+            rows = SYM_ROW.iter_unpack(d[first : first + SYM_SIZE * max(0, sh.sh_size // SYM_SIZE - 1)])
+            for k, (st_name, st_info, st_other, st_shndx, st_value, st_size) in enumerate(rows, start=1):
                 off = sh.sh_offset + SYM_SIZE * k
-                y = Sym.unpack(d, off)
-                if y.st_name == 0:
+                if st_name == 0:
                     slot = None
                 else:
-                    slot = str_slots.get(y.st_name)
+                    slot = str_slots.get(st_name)
                     if slot is None:
-                        raise self.fail(f"symbol {k}: st_name {y.st_name:#x} is not the start of a string in .strtab", off, where)
-                sym = Symbol(name_slot=slot, info=y.st_info, other=y.st_other, value=y.st_value, size=y.st_size)
-                shndx = y.st_shndx
+                        raise self.fail(f"symbol {k}: st_name {st_name:#x} is not the start of a string in .strtab", off, where)
+                sym = Symbol(name_slot=slot, info=st_info, other=st_other, value=st_value, size=st_size)
+                shndx = st_shndx
                 if shndx == SHN_XINDEX and use_xindex:
                     if k >= len(xindex):
                         raise self.fail(f"symbol {k} ({sym.name!r}) uses SHN_XINDEX but .symtab_shndx has no entry for it", off, where)
                     shndx = xindex[k]
                 # ptxas writes index 0xff00 itself into st_shndx (it escapes only larger ones)
                 direct = 0 < shndx < SHN_LORESERVE or (shndx == SHN_LORESERVE and shnum > SHN_LORESERVE)
-                if direct or (y.st_shndx == SHN_XINDEX and use_xindex):
+                if direct or (st_shndx == SHN_XINDEX and use_xindex):
                     if not 0 < shndx < shnum:
                         raise self.fail(f"symbol {k} ({sym.name!r}): st_shndx {shndx} is not a section index", off, where)
                     sym.section = sections[shndx]
@@ -253,7 +259,7 @@ class _Reader:
             self.reconcile(obj, eh, shdrs, sections)
         return obj
 
-    def relocations(self, s: Section, sh: Shdr, i: int, sections: list[Section], obj: ElfObject) -> list[Relocation]:
+    def relocations(self, s: Section, sh: ShdrRow, i: int, sections: list[Section], obj: ElfObject) -> list[Relocation]:
         where = f"section [{i}] {s.name}"
         rela = sh.sh_type != SHT_REL
         size = RELA_SIZE if rela else REL_SIZE
@@ -303,7 +309,7 @@ class _Reader:
                 base = s.name[len(".nv.merc") :]
                 s.clone_of = by_name.get(base) or by_name.get(final_name(base), None)
 
-    def reconcile(self, obj: ElfObject, eh: Ehdr, shdrs: list[Shdr], sections: list[Section]) -> None:
+    def reconcile(self, obj: ElfObject, eh: Ehdr, shdrs: list[ShdrRow], sections: list[Section]) -> None:
         """Compare the rule-derived layout with the file and record each difference as a quirk."""
         q = obj.quirks
         file_order = sections[1:]

@@ -81,14 +81,31 @@ class ParamLayout:
         return self.base + self.param_bytes
 
 
-def _pack(params: Sequence[Param], origin: int) -> tuple[dict[str, int], int]:
-    offsets: dict[str, int] = {}
+def _pack(shapes: Sequence[tuple[int, int]], origin: int) -> tuple[list[int], int]:
+    offsets: list[int] = []
     cursor = 0
-    for p in params:
-        cursor = align_up(origin + cursor, p.align) - origin
-        offsets[p.name] = cursor
-        cursor += p.size
+    for size, align in shapes:
+        cursor = align_up(origin + cursor, align) - origin
+        offsets.append(cursor)
+        cursor += size
     return offsets, cursor
+
+
+def place_params(shapes: Sequence[tuple[int, int]], sm: int) -> tuple[list[int], int, int, bool]:
+    """The rule of :func:`layout_params` for parameters given as (size, alignment) pairs that
+    are known to be sound (the .nv.info builder's, validated facts): (offsets relative to the
+    base, parameter bytes, base, large). The caller checks the bytes against
+    :data:`MAX_PARAM_BYTES`."""
+    arch = facts(sm)
+    # The V1/V2 choice looks at the block packed from offset 0; the final packing may then align
+    # to bank-0 addresses (measured: a block of 4257 relative bytes that ends at 4417 on sm_75
+    # stays V1 at 0x160).
+    offsets, end = _pack(shapes, 0)
+    large = end > SMALL_PARAM_LIMIT
+    base = arch.param_base_large if large else arch.param_base
+    if arch.param_align_absolute_large if large else arch.param_align_absolute:
+        offsets, end = _pack(shapes, base)
+    return offsets, end, base, large
 
 
 def layout_params(params: Sequence[Param], sm: int) -> ParamLayout:
@@ -96,18 +113,10 @@ def layout_params(params: Sequence[Param], sm: int) -> ParamLayout:
     check_unique("parameter", [p.name for p in params])
     for p in params:
         check_object("parameter", p.name, p.size, p.align)
-    arch = facts(sm)
-    # The V1/V2 choice looks at the block packed from offset 0; the final packing may then align
-    # to bank-0 addresses (measured: a block of 4257 relative bytes that ends at 4417 on sm_75
-    # stays V1 at 0x160).
-    offsets, end = _pack(params, 0)
-    large = end > SMALL_PARAM_LIMIT
-    base = arch.param_base_large if large else arch.param_base
-    if arch.param_align_absolute_large if large else arch.param_align_absolute:
-        offsets, end = _pack(params, base)
+    offsets, end, base, large = place_params([(p.size, p.align) for p in params], sm)
     if end > MAX_PARAM_BYTES:
         raise ModelError(f"parameter {params[-1].name!r} ends at {end:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
-    return ParamLayout(offsets, end, base, large)
+    return ParamLayout(dict(zip((p.name for p in params), offsets)), end, base, large)
 
 
 class HandleKind(enum.Enum):

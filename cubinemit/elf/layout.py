@@ -47,7 +47,7 @@ from .order import (
     section_class,
     symbol_order,
 )
-from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident
+from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident, pack_sym
 
 #: Mercury clone types that may share their original's file bytes when equal (ptxas 13.0.88
 #: writes such a clone once): debug clones, .nv.merc.nv.constant.user/.pic, .nv.merc.nv.global.init.
@@ -165,7 +165,7 @@ def _symtab_bytes(
                 x = ordinal.get(id(sym.section.name_slot), 0)
         xindex.append(x)
         name = str_off[id(sym.name_slot)] if sym.name_slot is not None else 0
-        out += Sym(name, sym.info, sym.other, shndx, sym.value, sym.size).pack()
+        out += pack_sym(name, sym.info, sym.other, shndx, sym.value, sym.size)
         if sym.bind != STB_GLOBAL:
             last_local = i
     return bytes(out), xindex, last_local + 1
@@ -229,10 +229,13 @@ def section_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]
     return order
 
 
-def layout(obj: ElfObject) -> Layout:
-    """Lay out ``obj``. Raises ModelError for a dangling reference."""
+def layout(obj: ElfObject, order: list[Section] | None = None) -> Layout:
+    """Lay out ``obj``. Raises ModelError for a dangling reference. ``order``:
+    :func:`section_order` of ``obj``, when the caller has it (it follows the sections, their
+    names, types, flags and links, not their bytes, relocations or symbols)."""
     late = late_banks(obj)
-    order = section_order(obj, late)
+    if order is None:
+        order = section_order(obj, late)
     index = {id(s): i for i, s in enumerate(order, start=1)}
 
     shstr_bytes, shstr_off = obj.shstrtab.layout()

@@ -10,6 +10,7 @@ offsets, file offsets, padding, program headers and the generated tables (``.shs
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterator
 
 import attrs
@@ -39,8 +40,15 @@ RENAMES = (
 )
 
 
+#: what every creation name of RENAMES holds: a name without it is kept as it is (final_name
+#: runs for every section and relocation name; most are neither renamed nor relocate one)
+_RENAMED_PART = os.path.commonprefix([old for old, _ in RENAMES])
+
+
 def final_name(created: str) -> str:
     """The name a section created as ``created`` ends up with (itself if ptxas keeps it)."""
+    if _RENAMED_PART not in created:
+        return created
     for old, new in RENAMES:
         if created == old or (old.endswith(".") and created.startswith(old)):
             return new + created[len(old) :]

@@ -50,7 +50,7 @@ def late_banks(obj: ElfObject) -> set[int]:
         return set()
     relocated = relocated_banks(obj)
     # (the Mercury test first: it is the cheaper one, and half the sections of sm_100+ fail it)
-    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name.startswith(".nv.constant0.") and id(s) not in relocated}
+    return {id(s) for s in obj.sections if not s.flags & SHF_CUDA_MERCURY and s.name_slot.text.startswith(".nv.constant0.") and id(s) not in relocated}
 
 
 def relocated_banks(obj: ElfObject) -> set[int]:
@@ -108,7 +108,7 @@ def _reloc_positions(obj: ElfObject) -> dict[int, float]:
             rel_names.setdefault(final_name(slot.text[len(".rel") :]), n)
     out: dict[int, float] = {}
     for s in obj.sections:
-        if section_is_reloc(s):
+        if s.sh_type in _RELOC_TYPES and not s.flags & SHF_CUDA_MERCURY:  # section_is_reloc
             own = position.get(id(s.name_slot), 0)
             key = _reloc_key(s.name)
             out[id(s)] = rel_names.get(key[1], own) if key is not None and key[0] == ".rela" else own
@@ -174,12 +174,23 @@ def header_order(obj: ElfObject, late: set[int] | None = None) -> list[Section]:
     return [s for c in sorted(buckets) for s in buckets[c]]
 
 
+def relocation_order(obj: ElfObject) -> list[Section]:
+    """The relocation sections (:func:`section_is_reloc`) as :func:`header_order` lists them,
+    without classing and sorting the other sections: they make one class, sorted by
+    :func:`_reloc_positions`."""
+    if obj.quirks.header_order is not None:
+        return [s for s in obj.quirks.header_order if section_is_reloc(s)]
+    rpos = _reloc_positions(obj)
+    return sorted((s for s in obj.sections if section_is_reloc(s)), key=lambda s: rpos.get(id(s), 0))
+
+
 def text_sections(obj: ElfObject) -> list[Section]:
     """The code sections (.text.<f>, Mercury clones left out) in header order, without sorting
     the others: they share one class and one position in :func:`header_order`, so they keep
     their creation order (the function order) there."""
     source = obj.quirks.header_order if obj.quirks.header_order is not None else obj.sections
-    return [s for s in source if not s.mercury and s.name.startswith(".text.")]
+    # (Section.mercury and Section.name spelled out: this runs over every section, often)
+    return [s for s in source if not s.flags & SHF_CUDA_MERCURY and s.name_slot.text.startswith(".text.")]
 
 
 def symbol_order(obj: ElfObject, late: set[int] | None = None) -> list[Symbol]:

@@ -105,11 +105,12 @@ class StringTable:
         for slot in self.slots:
             offsets[id(slot)] = pos
             data = slot.text.encode("utf-8", "surrogateescape")
-            pad = max(slot.width - len(data), 0) + 1
+            if slot.width > len(data):  # a rename in place: the old width, zero-filled
+                data += bytes(slot.width - len(data))
             parts.append(data)
-            parts.append(bytes(pad))
-            pos += len(data) + pad
-        return b"".join(parts), offsets
+            pos += len(data) + 1
+        # every slot ends in one NUL
+        return b"\0".join(parts) + b"\0" if parts else b"", offsets
 
     def offsets(self) -> dict[int, int]:
         """Each slot's offset, keyed by ``id(slot)``, as :meth:`layout` gives them (without

@@ -7,6 +7,7 @@ pass turns meaning into these records, and the reader does the reverse.
 from __future__ import annotations
 
 import struct
+from typing import NamedTuple
 
 import attrs
 
@@ -92,6 +93,28 @@ class Shdr:
         return cls(*_SHDR.unpack_from(data, offset))
 
 
+class ShdrRow(NamedTuple):
+    """A section header as read, fields named as :class:`Shdr`'s (a tuple: the reader reads a
+    table of thousands at once)."""
+
+    sh_name: int
+    sh_type: int
+    sh_flags: int
+    sh_addr: int
+    sh_offset: int
+    sh_size: int
+    sh_link: int
+    sh_info: int
+    sh_addralign: int
+    sh_entsize: int
+
+
+def read_shdrs(data: bytes, offset: int, count: int) -> list[ShdrRow]:
+    """``count`` section headers from ``offset`` (which the caller has checked lie in ``data``)."""
+    make = ShdrRow._make
+    return [make(row) for row in _SHDR.iter_unpack(data[offset : offset + _SHDR.size * count])]
+
+
 @attrs.define
 class Phdr:
     p_type: int = 0
@@ -134,6 +157,13 @@ class Sym:
     @classmethod
     def unpack(cls, data: bytes, offset: int = 0) -> Sym:
         return cls(*_SYM.unpack_from(data, offset))
+
+
+#: ``Sym(name, info, other, shndx, value, size).pack()`` without making the object (the
+#: layout packs every symbol of the file)
+pack_sym = _SYM.pack
+#: the Elf64_Sym layout, to read a whole table at once (``SYM_ROW.iter_unpack``)
+SYM_ROW = _SYM
 
 
 @attrs.define

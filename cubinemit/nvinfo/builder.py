@@ -218,6 +218,12 @@ def record_order(target: str | Target) -> tuple[_Slot, ...]:
     return ORDER_L if parse_target(target).family == "L" else ORDER_HB
 
 
+#: each slot's place in ORDER_L / ORDER_HB (a function's few filled slots are sorted by it
+#: rather than every slot of the order looked up)
+_PLACE_L = types.MappingProxyType({slot: i for i, slot in enumerate(ORDER_L)})
+_PLACE_HB = types.MappingProxyType({slot: i for i, slot in enumerate(ORDER_HB)})
+
+
 # ---------------------------------------------------------------------------------------------
 # Derived values
 
@@ -239,7 +245,7 @@ class ParamLayout:
 def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
     """Pack the parameters in declaration order, each at its own alignment (bank-0 addresses
     or offsets from the base, per family: cubinemit.alloc.params)."""
-    from ..alloc.params import Param as AllocParam, layout_params
+    from ..alloc.params import MAX_PARAM_BYTES, place_params
 
     t = parse_target(target)
     end = 0
@@ -247,8 +253,14 @@ def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
         end = _align_up(end, p.align) + p.size
     if end > 0xFFFF:
         raise ModelError(f"function {facts.name!r}: {end} bytes of parameters do not fit CBANK_PARAM_SIZE")
-    lay = layout_params([AllocParam(f"#{i}", p.size, p.align) for i, p in enumerate(facts.params)], t.sm)
-    return ParamLayout(tuple(lay.offsets.values()), lay.param_bytes, lay.base, lay.large)
+    for i, p in enumerate(facts.params):  # (Param validates the alignments, not this)
+        if p.size < 1:
+            raise ModelError(f"parameter '#{i}': size {p.size!r} must be an integer >= 1")
+    # the rule of alloc.params.layout_params, without naming the parameters
+    offsets, size, base, large = place_params([(p.size, p.align) for p in facts.params], t.sm)
+    if size > MAX_PARAM_BYTES:
+        raise ModelError(f"parameter '#{len(facts.params) - 1}' ends at {size:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
+    return ParamLayout(tuple(offsets), size, base, large)
 
 
 def maxreg_count(target: str | Target, module: ModuleFacts, facts: FunctionFacts) -> int:
@@ -326,6 +338,10 @@ class FunctionMap(dict):  # type: ignore[type-arg]
     needs once (each function's position, whether the user's code calls externs): a module of
     a thousand kernels propagates into each of them. It also remembers each propagation: the
     builder asks for an entry's three times (its .nv.info.<f>, REGCOUNT, MIN_STACK_SIZE)."""
+
+    def shared(self) -> dict[object, object]:
+        """What the builder gives every function of the module alike (_Slots.shared)."""
+        return self.__dict__.setdefault("_shared", {})  # type: ignore[no-any-return]
 
     def derived(self) -> tuple[dict[str, int], bool, int]:
         cached = self.__dict__.get("_derived")
@@ -498,14 +514,20 @@ def min_stack_size(module: ModuleFacts, facts: FunctionFacts, functions: Mapping
 class _Slots:
     """Collects records per slot, checking each code against the gating table."""
 
-    def __init__(self, target: Target, facts: FunctionFacts):
+    def __init__(self, target: Target, facts: FunctionFacts, shared: dict[object, object] | None = None):
         self.target = target
         self.arch = target.name  # what gate() keys its table by, worked out once per function
         self.facts = facts
         self.slots: dict[_Slot, list[NvInfoRecord]] = {}
+        #: what every function of the module gets alike (FunctionMap.shared): each code's
+        #: emission where it passes, the constant records (frozen, so one serves them all)
+        self.shared: dict[object, object] = {} if shared is None else shared
 
     def gate(self, attr: EIAttr) -> Emission | None:
         """The emission rule, or None when the record must be dropped silently."""
+        passed = self.shared.get((self.arch, attr))
+        if passed is not None:
+            return passed  # type: ignore[return-value]
         g = gate(self.arch, attr)
         if g.emission is Emission.NEVER:
             if attr in _SILENTLY_DROPPED:
@@ -513,6 +535,7 @@ class _Slots:
             raise ModelError(
                 f"function {self.facts.name!r}: {attr.cuobjdump_name} is not accepted by {self.target.name} ({g.why})"
             )
+        self.shared[(self.arch, attr)] = g.emission
         return g.emission
 
     def add(self, slot: _Slot, record: NvInfoRecord, attr: EIAttr | None = None) -> None:
@@ -522,20 +545,27 @@ class _Slots:
         self.slots.setdefault(slot, []).append(record)
 
     def constant(self, attr: EIAttr, make: type[U32Value] | type[HalfValue] | type[Flag]) -> None:
-        g = gate(self.arch, attr)
-        if g.emission is not Emission.EVERY_FUNCTION:
-            return
-        if make is Flag:
-            self.add(attr, Flag(attr))
-        else:
-            assert g.value is not None
-            self.add(attr, make(attr, g.value))  # type: ignore[call-arg]
+        key = (self.arch, attr, make)
+        if key not in self.shared:
+            g = gate(self.arch, attr)
+            if g.emission is not Emission.EVERY_FUNCTION:
+                self.shared[key] = None
+            elif make is Flag:
+                self.shared[key] = Flag(attr)
+            else:
+                assert g.value is not None
+                self.shared[key] = make(attr, g.value)  # type: ignore[call-arg]
+        record = self.shared[key]
+        if record is not None:
+            self.add(attr, record)  # type: ignore[arg-type]
 
-    def ordered(self, order: Sequence[_Slot]) -> list[NvInfoRecord]:
-        unknown = set(self.slots) - set(order)
+    def ordered(self) -> list[NvInfoRecord]:
+        """The records in the target family's slot order (:func:`record_order`)."""
+        place = _PLACE_L if self.target.family == "L" else _PLACE_HB
+        unknown = [slot for slot in self.slots if slot not in place]
         if unknown:  # pragma: no cover - the order tables cover every slot the builder fills
             raise ModelError(f"no place for {sorted(map(str, unknown))} in the {self.target.name} record order")
-        return [r for slot in order for r in self.slots.get(slot, ())]
+        return [r for slot in sorted(self.slots, key=place.__getitem__) for r in self.slots[slot]]
 
 
 def _bindless(target: Target, module: ModuleFacts, facts: FunctionFacts) -> list[str]:
@@ -559,16 +589,18 @@ def build_function_info(
     facts: FunctionFacts,
     *,
     functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None = None,
+    layout: ParamLayout | None = None,
 ) -> list[NvInfoRecord]:
     """The records of ``.nv.info.<facts.name>`` in ptxas's order.
 
     ``target`` defaults to ``module.target`` (and must agree with it when given). ``functions``
     are the module's other functions: -g propagation reads the callees' facts from them.
+    ``layout``: :func:`param_layout` of ``facts``, when the caller has it.
     """
     t = _target(target, module)
     _validate(t, module, facts)
     by_name = _by_name(functions, facts)
-    s = _Slots(t, facts)
+    s = _Slots(t, facts, by_name.shared() if isinstance(by_name, FunctionMap) else None)
     f = facts
     kernel = f.is_kernel
 
@@ -578,7 +610,7 @@ def build_function_info(
     s.constant(EIAttr.MERCURY_ISA_VERSION, HalfValue)
 
     if kernel and f.params:
-        lay = param_layout(t, f)
+        lay = layout if layout is not None else param_layout(t, f)
         s.add(EIAttr.PARAM_CBANK, ParamCbank(f".nv.constant0.{f.name}", lay.base, lay.size))
         s.add(EIAttr.CBANK_PARAM_SIZE, HalfValue(EIAttr.CBANK_PARAM_SIZE, lay.size))
         for ordinal in reversed(range(len(f.params))):
@@ -698,7 +730,7 @@ def build_function_info(
                 s.add(_PROPAGATED, ByteValue(EIAttr.NUM_BARRIERS, prop.num_barriers))
             else:
                 s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, prop.late_externs))
-    return s.ordered(record_order(t))
+    return s.ordered()
 
 
 #: Pairs of facts ptxas refuses together (its message, abridged).
@@ -919,11 +951,14 @@ def build_module_info(
     functions_in_text_order: Sequence[FunctionFacts],
     *,
     symbol_rank: Callable[[str], int] | None = None,
+    layouts: Mapping[str, ParamLayout] | None = None,
 ) -> dict[str, list[NvInfoRecord]]:
     """Every ``.nv.info*`` section of the module: ``.nv.info`` and ``.nv.info.<f>`` per function
-    (``symbol_rank``: see :func:`build_global_info`)."""
+    (``symbol_rank``: see :func:`build_global_info`; ``layouts``: :func:`param_layout` by
+    function name, for the functions the caller has worked it out for)."""
     by_name = FunctionMap((f.name, f) for f in functions_in_text_order)
     out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank, by_name=by_name)}
+    layouts = layouts or {}
     for f in functions_in_text_order:
-        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name)
+        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name, layout=layouts.get(f.name))
     return out

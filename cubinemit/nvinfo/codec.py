@@ -62,6 +62,7 @@ from .records import (
     SymbolValue,
     U32List,
     U32Value,
+    UNCHECKED,
 )
 
 SymbolName = Callable[[int], str]
@@ -96,27 +97,29 @@ def iter_wire_records(data: bytes, *, section: str, name: Callable[[int], str] =
     if not isinstance(data, bytes):
         data = bytes(data)  # slices of bytes are bytes: the bodies need no copy
     pos, end = 0, len(data)
+    sval, fixed, make = _SVAL_BYTE, _FIXED_BYTES, _wire_record  # (locals: this runs per record)
     while pos < end:
         if end - pos < 4:
             raise SectionFormatError(
                 f"truncated record header: {end - pos} byte(s) left, a record needs 4", offset=pos, where=section
             )
-        fmt, code = data[pos], data[pos + 1]
-        if fmt == _SVAL_BYTE:
-            size = data[pos + 2] | data[pos + 3] << 8
-            if pos + 4 + size > end:
+        fmt = data[pos]
+        if fmt == sval:
+            nxt = pos + 4 + (data[pos + 2] | data[pos + 3] << 8)
+            if nxt > end:
+                size = nxt - pos - 4
                 raise SectionFormatError(
-                    f"{name(code)}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
+                    f"{name(data[pos + 1])}: EIFMT_SVAL size {size:#x} overruns the section ({end - pos - 4} byte(s) left)",
                     offset=pos,
                     where=section,
                 )
-            yield _wire_record((pos, fmt, code, data[pos + 4 : pos + 4 + size]))
-            pos += 4 + size
-        elif fmt in _FIXED_BYTES:
-            yield _wire_record((pos, fmt, code, data[pos + 2 : pos + 4]))
+            yield make((pos, fmt, data[pos + 1], data[pos + 4 : nxt]))
+            pos = nxt
+        elif fmt in fixed:
+            yield make((pos, fmt, data[pos + 1], data[pos + 2 : pos + 4]))
             pos += 4
         else:
-            raise SectionFormatError(f"{name(code)}: bad format byte {fmt:#04x}", offset=pos, where=section)
+            raise SectionFormatError(f"{name(data[pos + 1])}: bad format byte {fmt:#04x}", offset=pos, where=section)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,10 +131,15 @@ class _Ctx(NamedTuple):
     symbol_name: SymbolName
 
 
+#: unpackers of 0..8 u32 words (most payloads: no format string to build per record)
+_WORD_STRUCTS = tuple(struct.Struct(f"<{n}I") for n in range(9))
+
+
 def _words(body: bytes) -> tuple[int, ...] | None:
-    if len(body) % 4:
+    n, rest = divmod(len(body), 4)
+    if rest:
         return None
-    return struct.unpack(f"<{len(body) // 4}I", body)
+    return _WORD_STRUCTS[n].unpack(body) if n < 9 else struct.unpack(f"<{n}I", body)
 
 
 def _sym(ctx: _Ctx, attr: EIAttr, index: int, offset: int) -> str:
@@ -179,31 +187,38 @@ _SYMBOL_VALUE_SET, _SYMBOL_LIST_SET = frozenset(SYMBOL_VALUE_ATTRS), frozenset(S
 _DIM3_SET = frozenset(DIM3_ATTRS)
 
 
+_U32_VALUE, _INSTR_OFFSETS, _U32_LIST = UNCHECKED[U32Value], UNCHECKED[InstrOffsets], UNCHECKED[U32List]
+_SYMBOL_VALUE, _DIM3, _PARAM_CBANK = UNCHECKED[SymbolValue], UNCHECKED[Dim3], UNCHECKED[ParamCbank]
+_KPARAM_INFO, _KPARAM_INFO_V2 = UNCHECKED[KParamInfo], UNCHECKED[KParamInfoV2]
+
+
 def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord | None:
     """Type an SVAL payload; None when the layout does not fit (the caller keeps it raw)."""
     size = len(body)
     words = _words(body)
+    # (the common layouts through the unchecked constructors: struct.unpack gives their values
+    # in range, and attr is one of the codes each layout is for)
     if attr in _U32_SET:
-        return U32Value(attr, words[0]) if size == 4 and words else None
+        return _U32_VALUE(attr, words[0]) if size == 4 and words else None
     if attr in _OFFSET_SET:
-        return InstrOffsets(attr, words) if words is not None else None
+        return _INSTR_OFFSETS(attr, words) if words is not None else None
     if attr in _WORDS_SET:
-        return U32List(attr, words) if words is not None else None
+        return _U32_LIST(attr, words) if words is not None else None
     if attr in _SYMBOL_VALUE_SET:
         if size != 8 or words is None:
             return None
-        return SymbolValue(attr, _sym(ctx, attr, words[0], at), words[1])
+        return _SYMBOL_VALUE(attr, _sym(ctx, attr, words[0], at), words[1])
     if attr in _SYMBOL_LIST_SET:
         if words is None:
             return None
         return SymbolList(attr, tuple(_sym(ctx, attr, w, at + 4 * i) for i, w in enumerate(words)))
     if attr in _DIM3_SET:
-        return Dim3(attr, *words) if size == 12 and words else None
+        return _DIM3(attr, *words) if size == 12 and words else None
     if attr is EIAttr.PARAM_CBANK:
         if size != 8:
             return None
         index, base, psize = struct.unpack("<IHH", body)
-        return ParamCbank(_sym(ctx, attr, index, at), base, psize)
+        return _PARAM_CBANK(_sym(ctx, attr, index, at), base, psize)
     if attr is EIAttr.SAMPLER_INIT:
         if size != 8:
             return None
@@ -213,21 +228,13 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
         if size != 12:
             return None
         index, ordinal, offset, w = struct.unpack("<IHHI", body)
-        return KParamInfo(
-            index=index,
-            ordinal=ordinal,
-            offset=offset,
-            size=w >> 18,
-            log_alignment=w & 0xFF,
-            space=(w >> 8) & 0xF,
-            cbank=(w >> 12) & 0x1F,
-            param_space=(w >> 17) & 1,
-        )
+        # index, ordinal, offset, size, log_alignment, space, cbank, param_space
+        return _KPARAM_INFO(index, ordinal, offset, w >> 18, w & 0xFF, (w >> 8) & 0xF, (w >> 12) & 0x1F, (w >> 17) & 1)
     if attr is EIAttr.KPARAM_INFO_V2:
         if size != 12:
             return None
         index, ordinal, offset, psize, log_align, space = struct.unpack("<IHHHBB", body)
-        return KParamInfoV2(index, ordinal, offset, psize, log_align, space)
+        return _KPARAM_INFO_V2(index, ordinal, offset, psize, log_align, space)
     if attr is EIAttr.MBARRIER_INSTR_OFFSETS:
         if size % 16:
             return None
@@ -245,28 +252,42 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
     return None
 
 
+_FLAG, _BYTE_VALUE, _HALF_VALUE = UNCHECKED[Flag], UNCHECKED[ByteValue], UNCHECKED[HalfValue]
+
 #: code -> EIAttr, a dict lookup instead of the enum's (decode_record runs per record)
 _ATTR_OF_CODE: dict[int, EIAttr] = {a.value: a for a in EIAttr}
 
 
+#: each code's expected format byte (None: any), as plain ints
+_FMT_OF_ATTR: dict[EIAttr, int | None] = {
+    a: None if spec.fmt is None else int(spec.fmt) for a, spec in EIATTR_SPECS.items() if isinstance(a, EIAttr)
+}
+_NVAL_BYTE, _BVAL_BYTE, _HVAL_BYTE = int(EIFormat.NVAL), int(EIFormat.BVAL), int(EIFormat.HVAL)
+
+
 def decode_record(wire: WireRecord, *, section: str, symbol_name: SymbolName) -> NvInfoRecord:
     """Type one framed record (see :func:`iter_wire_records`)."""
-    attr = _ATTR_OF_CODE.get(wire.code)
+    return _decode_record(wire, _Ctx(section, symbol_name))
+
+
+def _decode_record(wire: WireRecord, ctx: _Ctx) -> NvInfoRecord:
+    offset, fmt, code, body = wire
+    attr = _ATTR_OF_CODE.get(code)
     if attr is None:
-        return RawRecord(wire.fmt, wire.code, wire.body)
-    expected = EIATTR_SPECS[attr].fmt
-    if expected is not None and expected != wire.fmt:
-        return RawRecord(wire.fmt, wire.code, wire.body)
+        return RawRecord(fmt, code, body)
+    expected = _FMT_OF_ATTR[attr]
+    if expected is not None and expected != fmt:
+        return RawRecord(fmt, code, body)
     typed: NvInfoRecord | None
-    if wire.fmt == EIFormat.NVAL:
-        typed = Flag(attr) if wire.body == b"\0\0" else None
-    elif wire.fmt == EIFormat.BVAL:
-        typed = ByteValue(attr, wire.body[0]) if wire.body[1] == 0 else None
-    elif wire.fmt == EIFormat.HVAL:
-        typed = HalfValue(attr, int.from_bytes(wire.body, "little"))
+    if fmt == _NVAL_BYTE:
+        typed = _FLAG(attr) if body == b"\0\0" else None
+    elif fmt == _BVAL_BYTE:
+        typed = _BYTE_VALUE(attr, body[0]) if body[1] == 0 else None
+    elif fmt == _HVAL_BYTE:
+        typed = _HALF_VALUE(attr, int.from_bytes(body, "little"))
     else:
-        typed = _decode_sval(attr, wire.body, wire.offset + 4, _Ctx(section, symbol_name))
-    return typed if typed is not None else RawRecord(wire.fmt, wire.code, wire.body)
+        typed = _decode_sval(attr, body, offset + 4, ctx)
+    return typed if typed is not None else RawRecord(fmt, code, body)
 
 
 def decode_nvinfo(data: bytes, *, section: str, symbol_name: SymbolName) -> list[NvInfoRecord]:
@@ -275,9 +296,8 @@ def decode_nvinfo(data: bytes, *, section: str, symbol_name: SymbolName) -> list
     ``symbol_name`` maps a ``.symtab`` index to its name; it rejects an index by raising
     LookupError/ValueError (or a cubinemit error), which becomes a CubinFormatError.
     """
-    return [
-        decode_record(w, section=section, symbol_name=symbol_name) for w in iter_wire_records(data, section=section)
-    ]
+    ctx = _Ctx(section, symbol_name)
+    return [_decode_record(w, ctx) for w in iter_wire_records(data, section=section)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -375,8 +395,37 @@ def _frame(fmt: int, code: int, body: bytes, what: Callable[[], str]) -> bytes:
     raise ModelError(f"{what()}: format byte {fmt:#x} is not EIFMT_NVAL/BVAL/HVAL/SVAL")
 
 
+_HVAL_HEADER = struct.Struct("<BBH")
+_U32_SVAL = struct.Struct("<BBHI")
+_SYMBOL_VALUE_SVAL = struct.Struct("<BBHII")
+_KPARAM_SVAL = struct.Struct("<BBHIHHI")
+
+
+def _encode_common(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes | None:
+    """The wire bytes of a record of the layouts most sections are made of, in one pack
+    (what :func:`encode_record` gives them); None for any other record."""
+    kind = type(record)
+    if kind is HalfValue:
+        return _HVAL_HEADER.pack(EIFormat.HVAL, record.attr, record.value)  # type: ignore[union-attr]
+    if kind is Flag:
+        return bytes((EIFormat.NVAL, record.attr, 0, 0))  # type: ignore[union-attr]
+    if kind is U32Value:
+        return _U32_SVAL.pack(EIFormat.SVAL, record.attr, 4, record.value)  # type: ignore[union-attr]
+    if kind is SymbolValue:
+        index = _idx(symbol_index, record.symbol, record.attr)  # type: ignore[union-attr]
+        return _SYMBOL_VALUE_SVAL.pack(EIFormat.SVAL, record.attr, 8, index, record.value)  # type: ignore[union-attr]
+    if kind is KParamInfo:
+        r: KParamInfo = record  # type: ignore[assignment]
+        w = r.log_alignment | r.space << 8 | r.cbank << 12 | r.param_space << 17 | r.size << 18
+        return _KPARAM_SVAL.pack(EIFormat.SVAL, EIAttr.KPARAM_INFO, 12, r.index, r.ordinal, r.offset, w)
+    return None
+
+
 def encode_record(record: NvInfoRecord, *, symbol_index: SymbolIndex) -> bytes:
     """The wire bytes of one record."""
+    common = _encode_common(record, symbol_index)
+    if common is not None:
+        return common
     if isinstance(record, RawRecord):
         return _frame(record.fmt, record.code, record.payload, lambda: f"raw record {attr_name(record.code)}")
     if isinstance(record, Flag):
@@ -393,7 +442,7 @@ def encode_nvinfo(records: Iterable[NvInfoRecord], *, symbol_index: SymbolIndex)
 
     Raises ModelError for a name ``symbol_index`` rejects or a payload too large for its format.
     """
-    return b"".join(encode_record(r, symbol_index=symbol_index) for r in records)
+    return b"".join([_encode_common(r, symbol_index) or encode_record(r, symbol_index=symbol_index) for r in records])
 
 
 # ---------------------------------------------------------------------------------------------

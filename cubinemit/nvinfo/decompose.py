@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import attrs
 
+from ..arch import facts as arch_facts
 from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
-from ..elf.order import header_order, symbol_order
+from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
@@ -130,10 +131,11 @@ class _Raw:
     records: list[NvInfoRecord]
 
 
-def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
-    """The module facts and the facts of every function with its own .text, in .text order."""
-    order = header_order(obj)
-    symbols = symbol_order(obj)
+def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> tuple[ModuleFacts, list[FunctionFacts]]:
+    """The module facts and the facts of every function with its own .text, in .text order
+    (``symbols``: symbol_order(obj), when the caller has it)."""
+    if symbols is None:
+        symbols = symbol_order(obj)
     names = [""] + [s.name for s in symbols]
 
     def symbol_name(index: int) -> str:
@@ -145,7 +147,9 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
     target = parse_target(options.arch if isinstance(options.arch, str) else f"sm_{obj.sm}")
     info: dict[str, list[NvInfoRecord]] = {}
     graph = CallGraph()
-    for s in order:
+    # (creation order: the header order of the .nv.info and .nv.callgraph sections, which
+    # share one class and keep their creation order there, is not needed to read them)
+    for s in obj.sections:
         if s.sh_type == SHT_CUDA_INFO:
             info[s.name] = decode_nvinfo(s.data, section=s.name, symbol_name=symbol_name)
         elif s.sh_type == SHT_CUDA_CALLGRAPH:
@@ -199,9 +203,7 @@ def facts_from_cubin(obj: ElfObject) -> tuple[ModuleFacts, list[FunctionFacts]]:
             elif r.attr is EIAttr.MIN_STACK_SIZE:
                 min_stack[r.symbol] = r.value
     raws: list[_Raw] = []
-    for s in order:
-        if not s.name.startswith(".text."):
-            continue
+    for s in text_sections(obj):
         sym = s.info if isinstance(s.info, Symbol) else None
         if sym is None:
             sym = next((y for y in symbols if y.section is s and y.name == s.name[6:]), None)
@@ -273,8 +275,6 @@ def _function(
     if kparams:
         ordered = sorted(kparams, key=lambda r: r.ordinal)
         sizes = [r.size for r in ordered]
-        from ..arch import facts as arch_facts
-
         af = arch_facts(t.sm)
         large = any(isinstance(r, KParamInfoV2) for r in kparams)
         absolute = af.param_align_absolute_large if large else af.param_align_absolute
@@ -295,12 +295,13 @@ def _function(
     # (recursive or address-taken callees) is read back from that order (builder.clone_order).
     by_section = index[0]
     members = {y.name for y in by_section.get(id(raw.section), ()) if y is not raw.symbol}
-    missing = members - frame.keys()
+    # (a set minus dict keys copies the keys: a scan of every function per function)
+    missing = {n for n in members if n not in frame}
     if missing:
         raise NotImplementedError(f"{name}: clones without FRAME_SIZE ({', '.join(sorted(missing))}) are not modelled")
     # last created first: FRAME_SIZE record order (positions counted once per cubin)
     frame_rank = index[2]
-    created = sorted(members & frame.keys(), key=lambda n: -frame_rank[n])
+    created = sorted((n for n in members if n in frame), key=lambda n: -frame_rank[n])
     first = clone_groups(created)
     if first is None:
         raise NotImplementedError(f"{name}: ptxas created its clones in an order not modelled ({', '.join(created)})")
@@ -354,7 +355,7 @@ def _function(
     kw["reg_reconfig"] = EIAttr.REG_RECONFIG in by
     sp = one(EIAttr.SPARSE_MMA_MASK)
     if isinstance(sp, HalfValue):
-        kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1)
+        kw["sparse_mma"] = tuple(k for k, bit in SPARSE_MMA_KINDS.items() if sp.value >> bit & 1) if sp.value else ()
         if sp.value >> 8:
             raise ModelError(f"{name}: SPARSE_MMA_MASK {sp.value:#x} has bits no sparse MMA kind names")
     kw["tcgen05_1cta"] = EIAttr.TCGEN05_1CTA_USED in by

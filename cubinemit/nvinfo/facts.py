@@ -39,6 +39,8 @@ def _nonneg(bits: int) -> Any:
     limit = 1 << bits
 
     def check(inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+        if type(value) is int and 0 <= value < limit:  # the usual case, in two tests
+            return
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{type(inst).__name__}.{attribute.name} must be an int, got {value!r}")
         if not 0 <= value < limit:
@@ -63,8 +65,9 @@ def _u32s(inst: object, attribute: attrs.Attribute[Any], value: tuple[int, ...])
             raise ValueError(f"{type(inst).__name__}.{attribute.name} holds a non-u32 {v!r}")
 
 
-def _ints(values: Iterable[int]) -> tuple[int, ...]:
-    return tuple(values)
+#: the converter of the integer-tuple fields: tuple itself (a C call; a function wrapping it
+#: cost a Python call per field per record)
+_ints: Callable[[Iterable[int]], tuple[int, ...]] = tuple
 
 
 def _strs(values: Iterable[str]) -> tuple[str, ...]:
@@ -93,6 +96,8 @@ def _dim3_ok(inst: object, attribute: attrs.Attribute[Any], value: tuple[int, in
 
 def _tuple_of(cls: type) -> Any:
     def convert(values: Iterable[Any]) -> tuple[Any, ...]:
+        if type(values) in (tuple, list) and not values:  # most functions have none (no generator then)
+            return ()
         return tuple(v if isinstance(v, cls) else _structure(cls, v) for v in values)
 
     return convert
@@ -376,7 +381,13 @@ def to_json(facts: Any) -> Any:
         out = {}
         for name in names:
             value = getattr(facts, name)
-            out[name] = value if type(value) in _PLAIN else to_json(value)
+            kind = type(value)
+            if kind in _PLAIN:
+                out[name] = value
+            elif kind is tuple:  # most fields: a tuple of plain values, mostly empty
+                out[name] = [v if type(v) in _PLAIN else to_json(v) for v in value] if value else []
+            else:
+                out[name] = to_json(value)
         return out
     if isinstance(facts, (tuple, list)):
         return [v if type(v) in _PLAIN else to_json(v) for v in facts]
@@ -424,18 +435,30 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
                 return value
             if cls is CallGraph:
                 return _callgraph(value)
-            fields = _field_converters(cls)
-            return cls(**{k: v if fields[k] is _identity else fields[k](v) for k, v in value.items()})
+            names, fields = _field_converters(cls)
+            if not names.issuperset(value):
+                raise KeyError(next(k for k in value if k not in names))
+            if not fields:
+                return cls(**value)
+            return cls(**{k: v if k not in fields else fields[k](v) for k, v in value.items()})
 
         return structure
     return _identity
 
 
 @functools.lru_cache(maxsize=None)
-def _field_converters(tp: type) -> dict[str, Callable[[Any], Any]]:
-    """A converter per field of an attrs class (looked up when first used, so that a class may
-    refer to itself)."""
-    return {name: _converter(hint) for name, hint in _hints(tp).items()}
+def _field_converters(tp: type) -> tuple[frozenset[str], dict[str, Callable[[Any], Any]]]:
+    """The field names of an attrs class, and the converter of each field whose JSON form
+    needs one (looked up when first used, so that a class may refer to itself). A field with an
+    attrs converter of its own needs none here: those of the fact classes take the JSON form
+    (lists, dicts) as it is, and converting twice was most of the time :func:`from_json` took."""
+    own = {f.name for f in attrs.fields(tp) if f.converter is not None}
+    out = {}
+    for name, hint in _hints(tp).items():
+        convert = _converter(hint)
+        if convert is not _identity and name not in own:
+            out[name] = convert
+    return frozenset(_hints(tp)), out
 
 
 def from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ..elf.constants import NOTE_NAME_NVIDIA, NT_CUDA_CUINFO, NT_CUDA_TKINFO
-from ..elf.model import ElfObject
+from ..elf.model import ElfObject, Section
 from ..elf.structs import pack_note
 from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
-from ..elf.layout import section_order
+from ..elf.layout import layout, section_order
 from ..elf.order import symbol_order, text_sections
 from .emit import emit
 from .model import Function, Module
@@ -82,14 +82,16 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     by_name = {s.name: s for s in obj.sections}
-    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index).items():
+    # the parameter layout of every kernel with a bank, worked out once for its records and its bank
+    banks = {f.name: by_name[f".nv.constant0.{f.name}"] for f in texts if f".nv.constant0.{f.name}" in by_name}
+    layouts = {ff.name: param_layout(module.target, ff) for ff in ffacts if ff.name in banks}
+    for name, records in build_module_info(mfacts, ffacts, symbol_rank=symbol_index, layouts=layouts).items():
         by_name[name].data = encode_nvinfo(records, symbol_index=symbol_index)
-    banks = {s.name: s for s in obj.sections if s.name.startswith(".nv.constant0.")}
     slots = _handle_slots(module)
-    for f, ff in zip(texts, ffacts):
-        bank = banks.get(f".nv.constant0.{f.name}")
+    for f in texts:
+        bank = banks.get(f.name)
         if bank is not None:
-            lay = param_layout(module.target, ff)
+            lay = layouts[f.name]
             # a kernel using texture references: the bank ends after its last handle slot
             # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
             end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
@@ -146,6 +148,12 @@ def build_object(module: Module) -> ElfObject:
     """The ELFW object with every payload derived. The funcorder view of the functions is
     worked out once here: the emitter and the fillers all order by it (the .debug_frame
     rewrite leaves the functions and data as they are)."""
+    return _build_object(module)[0]
+
+
+def _build_object(module: Module) -> tuple[ElfObject, list[Section] | None]:
+    """:func:`build_object`, and the section order when the Mercury filler worked it out (it
+    numbers the sections as the layout does: the layout takes it rather than sort again)."""
     from .decompose import ptx_functions
 
     ptx = tuple(ptx_functions(module))
@@ -154,15 +162,19 @@ def build_object(module: Module) -> ElfObject:
     fill_notes(module, obj)
     fill_compat(module, obj)
     fill_metadata(module, obj, ptx)
+    order = None
     if obj.merc_symbols:
-        fill_mercury(module, obj, ptx)
-    return obj
+        order = section_order(obj)
+        fill_mercury(module, obj, ptx, order=order)
+    return obj, order
 
 
-def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None) -> None:
+def fill_mercury(
+    module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None, *, order: Sequence[Section] | None = None
+) -> None:
     """sm_100+: every .nv.merc.* clone and .nv.merc.symtab from the originals just built and the
     Mercury facts (cubinemit.mercury). ``ptx``: decompose.ptx_functions(module), when the caller
-    has it."""
+    has it; ``order``: elf.layout.section_order(obj), when the caller has it."""
     from .. import mercury
     from ..elf.model import Relocation
     from .tagged import decode
@@ -170,7 +182,9 @@ def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | No
     if "mercury" not in module.facts:
         raise NotImplementedError("the module has no Mercury facts")
     facts = decode(module.facts["mercury"])
-    index = {id(s): i for i, s in enumerate(section_order(obj), start=1)}  # as layout() numbers them
+    if order is None:
+        order = section_order(obj)
+    index = {id(s): i for i, s in enumerate(order, start=1)}  # as layout() numbers them
     for s in obj.sections:  # each capsule starts with the header index of its .text.<f>
         if s.name.startswith(".nv.capmerc.text.") and s.clone_of is not None and len(s.data) >= 4:
             s.data = index[id(s.clone_of)].to_bytes(4, "little") + s.data[4:]
@@ -181,18 +195,19 @@ def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | No
     if ptx is None:
         ptx = ptx_functions(module)
     g = g_order(list(ptx))  # orders the entries of function-address tables
+    shared = mercury.Derivation(obj, facts)  # .nv.merc.debug_frame and line tables, derived once
     for s in obj.sections:
         if not s.mercury or s.name.startswith(".nv.capmerc.") or s.name == ".nv.merc.symtab":
             continue
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g, shared=shared)
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]
         else:
-            data = mercury.derive_merc_data(obj, s, facts)
+            data = mercury.derive_merc_data(obj, s, facts, shared=shared)
             if s.sh_type == 0x70000015:  # the reserved-SMEM clone holds real bytes
                 s.data = data
             else:
@@ -201,7 +216,9 @@ def fill_mercury(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | No
 
 def build(module: Module) -> bytes:
     """The cubin ptxas would write for ``module``."""
-    return write(build_object(module))
+    obj, order = _build_object(module)
+    # (the Mercury filler changes bytes, relocations and symbols, never the section order)
+    return write(obj, layout(obj, order) if order is not None else None)
 
 
 __all__ = ["build", "build_object", "write"]

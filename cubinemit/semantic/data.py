@@ -403,12 +403,13 @@ def walk_orders(obj: ElfObject, visible: Sequence[Symbol], weak: Sequence[Symbol
     yield from walk(0, 0, start, created, [])
 
 
-def decompose_data(obj: ElfObject, module: Module) -> list[str]:
+def decompose_data(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> list[str]:
     """The module's ``.global``/``.const`` variables from their symbols and section bytes, in the
     order ptxas walked them (visible and weak ones in one declaration order that reproduces the
     walk, then the others), with the relocations of their initialisers and alignments the
     layout rule reproduces. Returns the declaration order of every visible and weak variable
-    (.shared ones of -c and -g builds included), for :func:`decompose_shared`."""
+    (.shared ones of -c and -g builds included), for :func:`decompose_shared`. ``symbols``:
+    elf.order.symbol_order(obj), when the caller has it."""
     from .decompose import _relocations
 
     sections = {}
@@ -426,7 +427,7 @@ def decompose_data(obj: ElfObject, module: Module) -> list[str]:
         shared = {id(s) for s in obj.sections if not s.mercury and (s.name == DEBUG_SHARED or s.name.startswith(".nv.shared.")) and s.name != ".nv.shared.reserved.0"}
     visible, weak, internal = [], [], []
     walked_shared = set()  # ids of the .shared ones (decompose_shared makes their objects)
-    for y in symbol_order(obj):
+    for y in symbol_order(obj) if symbols is None else symbols:
         if id(y) in externs:
             visible.append(y)  # declared among the visible ones (below)
             continue

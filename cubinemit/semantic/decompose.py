@@ -32,18 +32,17 @@ from ..elf.constants import (
     STT_SECTION,
     STO_CUDA_ENTRY,
 )
-from ..elf.model import ElfObject, Section
+from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
-from ..funcorder import is_builtin_name
+from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
-    from ..funcorder import PtxFunction
 
 
 def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
@@ -104,17 +103,24 @@ def _signature_at(string_at, strtab: bytes, offset: int) -> str | None:  # type:
     return text if text.startswith("#") else None
 
 
-def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> None:
+def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, symbols: list[Symbol] | None = None) -> None:
     """Calls, address takings, externs and prototypes from .nv.callgraph/.nv.prototype, then the
-    declaration order that makes ptxas's function order come out as in the cubin."""
+    declaration order that makes ptxas's function order come out as in the cubin. ``symbols``:
+    symbol_order(obj), when the caller has it."""
     from ..funcorder import declaration_order_from
     from ..nvinfo import decode_callgraph, decode_prototype
 
-    ordered = symbol_order(obj)
+    ordered = symbol_order(obj) if symbols is None else symbols
     names = [""] + [s.name for s in ordered]
-    strtab, offsets = obj.strtab.layout()
+    laid: list[bytes] = []  # .strtab's bytes, rendered when a signature string is first read
+
+    def strtab_bytes() -> bytes:
+        if not laid:
+            laid.append(obj.strtab.layout()[0])
+        return laid[0]
 
     def string_at(off: int) -> str:
+        strtab = strtab_bytes()
         return strtab[off : strtab.index(b"\0", off)].decode()
 
     graph_sec = obj.find_section(".nv.callgraph")
@@ -142,14 +148,14 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False) -> 
         for mark in graph.indirect_callers:
             if mark.function in by_name:
                 by_name[mark.function].has_indirect_call = True
-                text = _signature_at(string_at, strtab, mark.value)
+                text = _signature_at(string_at, strtab_bytes(), mark.value)
                 if text is not None:
                     by_name[mark.function].call_prototypes.append(text)
         for edge in graph.indirect_targets:
             if edge.caller in by_name:
                 by_name[edge.caller].address_taken.append(edge.callee)
         for mark in graph.address_taken:
-            text = _signature_at(string_at, strtab, mark.value)
+            text = _signature_at(string_at, strtab_bytes(), mark.value)
             if mark.function in by_name and text is not None:
                 by_name[mark.function].params, by_name[mark.function].returns = _parse_signature(text)
     for proto in protos:
@@ -386,8 +392,6 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
 
 
 def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
-    from ..funcorder import Param, PtxFunction
-
     linkage = f.linkage
     if linkage == "static" and is_builtin_name(f.name):
         # relocatable non-debug builds bind ptxas's builtins LOCAL like static functions, but
@@ -539,8 +543,10 @@ def decompose(obj: ElfObject) -> Module:
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
     from .data import decompose_data, decompose_shared
 
-    walk = decompose_data(obj, module)  # before the call facts: tables of function addresses order X
-    _call_facts(obj, module, whole_program)
+    # .symtab order, worked out once for the readers below (decomposing changes no symbol)
+    symbols = symbol_order(obj)
+    walk = decompose_data(obj, module, symbols)  # before the call facts: tables of function addresses order X
+    _call_facts(obj, module, whole_program, symbols)
     if module.device_debug:
         _check_late_banks(obj, module)
     if whole_program:
@@ -559,7 +565,7 @@ def decompose(obj: ElfObject) -> Module:
     if whole_program:
         _drop_shared_asks(module)
     _resolved_data_relocations(obj, module)
-    _nvinfo_facts(obj, module)
+    _nvinfo_facts(obj, module, symbols)
     if module.device_debug:
         _bank_alignment(module, by_name)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
@@ -582,7 +588,8 @@ def decompose(obj: ElfObject) -> Module:
                 # the rows are leaf data, their encoding ptxas's: decline where the encoder
                 # does not give the table back (none left in the probe cache; before the
                 # zero-step and lone advance_pc rules, realistic -lineinfo sm_100a)
-                if mercury.encode_line_events(mercury.decode_line_events(clone.data)[0], merc.lines[clone.name]) != clone.data:
+                # (facts_from_cubin decoded these rows from clone.data: its header is sound)
+                if mercury.encode_line_events(mercury.line_header(clone.data), merc.lines[clone.name]) != clone.data:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
     _visible_after_kernel(obj, module)
@@ -1272,12 +1279,13 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
             fn.facts["constant_align"] = bank.addralign
 
 
-def _nvinfo_facts(obj: ElfObject, module: Module) -> None:
-    """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data."""
+def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> None:
+    """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data.
+    ``symbols``: symbol_order(obj), when the caller has it."""
     from ..nvinfo.decompose import facts_from_cubin
     from ..nvinfo.facts import to_json
 
-    module_facts, functions = facts_from_cubin(obj)
+    module_facts, functions = facts_from_cubin(obj, symbols=symbols)
     module.facts["nvinfo"] = to_json(module_facts)
     by_name = {f.name: f for f in module.functions}
     for ff in functions:

@@ -54,7 +54,7 @@ from ..elf.constants import (
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Role, Section, Symbol, final_name
-from ..elf.order import header_order, symbol_order
+from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
@@ -81,12 +81,12 @@ def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
     group sorted by name; a builtin copy ``$__internal_N_$<b>`` sorts by ``<b>``, and N
     counts the copies in that order: fo_builtins K1 ``_5_$..dblrcp.. _6_$..div_rn..
     _7_$..dsqrt.. $K1$ssqrt``)."""
-    from ..nvinfo.builder import clone_order
-    from ..nvinfo.facts import FunctionFacts, from_json
-
     info = fn.facts.get("nvinfo")
     if not fn.inlined or not isinstance(info, dict):
         return list(fn.inlined)
+    from ..nvinfo.builder import clone_order
+    from ..nvinfo.facts import FunctionFacts, from_json
+
     ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
     rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
     if any(callee not in rank for callee, _, _ in fn.inlined):
@@ -1599,7 +1599,7 @@ class _Emitter:
                 c = clone(s, f".nv.merc{s.name}", SHT_CUDA_MERC_INFO, flags=s.flags & SHF_INFO_LINK, addralign=4)
                 c.info = clones[id(s.info)] if isinstance(s.info, Section) else 0
                 merc_symtab_ref.append(c)
-        for s in header_order(obj):
+        for s in relocation_order(obj):  # (header order)
             if s.sh_type in (SHT_REL, SHT_RELA) and not s.mercury:
                 # relocation clones keep the creation name of their section (.rela.nv.constant.pic,
                 # .rela.nv.constant.optimizer.<f>)

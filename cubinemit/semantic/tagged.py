@@ -32,8 +32,11 @@ def _is_default(field: Any, value: Any) -> bool:
 
 
 def encode(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind is dict:  # the maps of addresses, most of what is encoded (subclasses: below)
+        return {"$map": [[k if type(k) in _PLAIN else encode(k), v if type(v) in _PLAIN else encode(v)] for k, v in value.items()]}
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
     if isinstance(value, tuple):
@@ -51,6 +54,18 @@ def encode(value: Any) -> Any:
     return value
 
 
+def _decode_item(v: Any, path: str, i: int) -> Any:
+    """Item ``i`` of a $tuple at ``path``: a plain value as it is, a $tuple of plain values (a
+    line event: thousands in a -g module) without the recursion and its key path."""
+    if type(v) in _PLAIN:
+        return v
+    if type(v) is dict and len(v) == 1:
+        items = v.get("$tuple")
+        if type(items) is list and all(type(x) in _PLAIN for x in items):
+            return tuple(items)
+    return decode(v, f"{path}[{i}]")
+
+
 def decode(value: Any, path: str = "$") -> Any:
     if isinstance(value, list):
         return [v if type(v) in _PLAIN else decode(v, f"{path}[{i}]") for i, v in enumerate(value)]
@@ -62,7 +77,7 @@ def decode(value: Any, path: str = "$") -> Any:
         except (TypeError, ValueError):
             raise ModelError(f"{path}: not a hex string") from None
     if "$tuple" in value:
-        return tuple(v if type(v) in _PLAIN else decode(v, f"{path}[{i}]") for i, v in enumerate(value["$tuple"]))
+        return tuple(_decode_item(v, path, i) for i, v in enumerate(value["$tuple"]))
     if "$map" in value:
         return {
             (k if type(k) in _PLAIN else decode(k, path)): (v if type(v) in _PLAIN else decode(v, f"{path}[{k!r}]"))
