@@ -1181,11 +1181,12 @@ def derive_merc_relocations(
             raise MercuryError(f"{tname}: {len(positions)} sequences for {len(funcs)} functions")
         rel = [(p, idx(f), _M["ABS64"], 0) for p, f in zip(positions, funcs)]
         strings = obj.find_section(".debug_str")
-        if tname == ".debug_line" and strings is not None and obj.e_type != ET_EXEC:
+        if tname == ".debug_line" and strings is not None and obj.e_type != ET_EXEC and _names_offset_in_header(data):
             # PTX with inlined-at line info: the header ends with a 32-bit offset into
             # .debug_str (the function names). The relocatable original leaves it unrelocated;
             # its Mercury clone relocates it against .debug_str (ABS32; nvcc -lineinfo
-            # dbg_inline, -c, sm_100+)
+            # dbg_inline, -c, sm_100+). A header without it (the inlined calls gone from the
+            # code: CUDA-samples nv12_resize's tex2D, -lineinfo -c sm_110a) gets no relocation
             (hdr_len,) = struct.unpack_from("<I", data, 6)
             sym = next(y for y in obj.symbols if y.type == STT_SECTION and y.section is strings)
             rel.append((10 + hdr_len - 4, idx(sym), _M["ABS32"], 0))
@@ -1203,6 +1204,22 @@ def _func_owner(sym: Symbol) -> str:
     if sym.section is not None and sym.section.name.startswith(".text."):
         return _text_owner(sym.section)
     return sym.name
+
+
+def _names_offset_in_header(data: bytes) -> bool:
+    """Whether the first line-table header holds more than its DWARF 2 fields: after the file
+    table, the 32-bit .debug_str offset of an inlined-at table."""
+    (hdr_len,) = struct.unpack_from("<I", data, 6)
+    end = 10 + hdr_len
+    p = 15 + data[14] - 1  # past the standard opcode lengths
+    while p < end and data[p]:  # include directories
+        p = data.index(b"\0", p) + 1
+    p += 1
+    while p < end and data[p]:  # file names: name, directory, time, length
+        p = data.index(b"\0", p) + 1
+        for _ in range(3):
+            _, p = _uleb(data, p)
+    return p + 1 + 4 <= end
 
 
 def _set_address_positions(data: bytes) -> list[int]:
