@@ -853,8 +853,8 @@ def declaration_order_from(
 
     ``accept``: a last test of each candidate (the decomposer's: the signature strings come out
     as in the cubin), the search going on past a candidate it refuses. Where a module takes an
-    address, several *G* orders give the same ``.text`` order and symbols, but the
-    depth-first walk that orders the ``.callprototype`` strings differs (tests/funcorder_probes
+    address, several *G* orders give the same ``.text`` order and symbols, but the walk from
+    each function in *G* order that orders the ``.callprototype`` strings differs (tests/funcorder_probes
     fo_shuffle_protos: static kernels and weak functions that call through pointers, -g and
     nvcc -G).
 
@@ -899,14 +899,9 @@ def declaration_order_from(
                 ranks = [hint_rank[n] for n in (reversed(base) if mode.whole_program else base) if n in hint_rank]
                 return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
 
-            def plausible(base: list[str]) -> bool:
-                # creation style: only a G order (non-static functions, then static ones) can
-                # be the list ptxas shuffled; _inverse_g would reject any other, later
-                return mode.whole_program or all(not table[a].is_static or table[b].is_static for a, b in zip(base, base[1:]))
-
-            examined = max(UNSHUFFLE_LIMIT, 2_000_000 // max(1, len(want)))
+            # (creation style: _unshuffled gives only G orders, static functions last)
             before = _g_precedence(list(real.values()), table, want, symbols) if symbols is not None and not mode.whole_program else None
-            bases = sorted(itertools.islice(filter(plausible, _unshuffled(want, table, examined, mode.whole_program, before)), UNSHUFFLE_LIMIT), key=disorder)
+            bases = sorted(_unshuffled(want, table, UNSHUFFLE_LIMIT, mode.whole_program, before), key=disorder)
         for base in bases:
             found = finish(list(reversed(base))) if mode.whole_program else _inverse_g(base, table, finish)
             if found is not None:

@@ -179,20 +179,15 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
     placed: list[list] = []  # type: ignore[type-arg]
 
     def accept(cand: list) -> bool:  # type: ignore[type-arg]
-        # relocatable and -g builds: the order found must also give the function symbols as
-        # the cubin has them (the search fixes the .text order; where the rules leave freedom
-        # it follows the hint, which does not always tell the order of static functions named
-        # together: r4_1 random module -c), and the signature strings (_place_externs). A
-        # candidate refused here sends the search on, a few times at most
+        # relocatable and -g builds: the search has matched the function symbols (``symbols``);
+        # the signature strings (_place_externs) and the .nv.prototype list (_fit_prototypes)
+        # must come out as in the cubin too. A candidate refused here sends the search on, a
+        # few times at most
         if whole_program:
             return True
         if len(refused) >= _ACCEPT_TRIES:
             return False
-        from ..funcorder import symbol_order as function_symbols
-
         try:
-            if function_symbols(cand, mode, order) != symbols:
-                raise NotImplementedError("declaration order not recovered: the order found does not give the function symbols in the cubin's order")
             placed.append(_fit_prototypes(_place_externs(cand, mode, order, symbols, head, obj.sm), mode, order, symbols, head, obj.sm, [p.symbol for p in protos]))
         except NotImplementedError as exc:
             refused.append(exc)

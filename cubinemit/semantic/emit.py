@@ -370,7 +370,7 @@ class _Emitter:
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
-        shared_refs = not (self.rel or self.debug) and self.cap_trigger(fn) and not fn.facts.get("shared_refs_dead")
+        shared_refs = not (self.rel or self.debug) and self.live_shared_refs(fn)
         # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
         # ("after_rel"), or after the own variables and bank named since ("after_bank"):
         # decompose._resolved_call
@@ -1153,7 +1153,11 @@ class _Emitter:
         variables). Declared but unused variables do not count (sh_rand14/21/22, sh_callgraph,
         shared_module, shared_dynamic); PTX references the optimizer removed do (fact
         shared_refs_dead: tests/probes_data/shared_refs_dead)."""
-        return bool(fn.facts.get("shared_refs_dead")) or any(d.space == "shared" and fn.name in d.users for d in self.m.data)
+        return bool(fn.facts.get("shared_refs_dead")) or self.live_shared_refs(fn)
+
+    def live_shared_refs(self, fn: Function) -> bool:
+        """``fn``'s code references shared memory and the optimizer left a reference."""
+        return not fn.facts.get("shared_refs_dead") and any(d.space == "shared" and fn.name in d.users for d in self.m.data)
 
     def shared_cap(self) -> None:
         """After the first kernel with shared variables (and the first function's symbols):
@@ -1172,7 +1176,7 @@ class _Emitter:
         (decompose: data._dead_shared_references)."""
         if self.debug:
             return True
-        return any(self.cap_trigger(f) and not f.facts.get("shared_refs_dead") for f in self.m.functions)
+        return any(self.live_shared_refs(f) for f in self.m.functions)
 
     def extern_slots(self) -> None:
         """Whole program: when the first function calls an extern function, its address takes
