@@ -537,15 +537,25 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
                 created.setdefault(e, None)
         return list(created)
     for group in _creation_groups(table, taken_functions(functions), order):
-        created.update(dict.fromkeys(sorted(group, key=g_rank.__getitem__)))
+        created.update(dict.fromkeys(sorted(group, key=lambda n: (_group_class(table[n]), g_rank[n]))))
     return list(created)
+
+
+def _group_class(f: PtxFunction) -> int:
+    """Within a creation group ptxas creates the externs first, then the functions the module
+    defines, each part in *G* order (tests/funcorder_probes fo_group_externs: ``tw`` calls
+    weak ``t1``, ``malloc``, weak ``t2``, ``vprintf``, declared in that order, and -g -c writes
+    the symbols and ``.nv.prototype`` of malloc, vprintf, t1, t2; nvcc -G thrust samples, where
+    ``terminate_with_message`` calls ``vprintf`` and the earlier declared ``cuda::std::terminate``)."""
+    return 0 if f.linkage == "extern" else 1
 
 
 def _creation_groups(table: dict[str, PtxFunction], taken: set[str], order: Sequence[str]) -> list[list[str]]:
     """Outside whole program, the function symbols as ptxas creates them, in groups: each
     function of ``order`` in turn, then together the functions it calls (the first one: also
     those any code takes the address of) that do not exist yet, which ptxas creates in *G*
-    order. Which functions form a group does not depend on the *G* order."""
+    order, externs first (:func:`_group_class`). Which functions form a group does not depend
+    on the *G* order."""
     created: set[str] = set()
     groups: list[list[str]] = []
     for i, name in enumerate(order):
@@ -1127,12 +1137,16 @@ def _taker_counts(
 
 def _g_precedence(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str], symbols: Sequence[str]) -> dict[str, set[str]]:
     """What the function symbols tell of the *G* order: the functions ptxas creates together
-    (:func:`_creation_groups`) come in *G* order, locals apart from globals (:func:`symbol_order`)."""
+    (:func:`_creation_groups`) come in *G* order, externs apart (:func:`_group_class`), locals
+    apart from globals (:func:`symbol_order`)."""
     rank = {x: i for i, x in enumerate(symbols)}
     before: dict[str, set[str]] = {}
     for group in _creation_groups(table, taken_functions(functions), order):
-        for local in (True, False):
-            same = sorted((x for x in group if x in rank and (table[x].linkage in ("static", "weak", "builtin")) == local), key=rank.__getitem__)
+        for local, cls in ((True, 1), (False, 0), (False, 1)):
+            same = sorted(
+                (x for x in group if x in rank and (table[x].linkage in ("static", "weak", "builtin")) == local and _group_class(table[x]) == cls),
+                key=rank.__getitem__,
+            )
             for a, b in zip(same, same[1:]):
                 before.setdefault(b, set()).add(a)
     return before

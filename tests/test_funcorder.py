@@ -191,9 +191,11 @@ class Facts:
                 )
 
     def hint(self) -> list[str]:
-        """Symbol creation order as far as the cubin tells: address-taken list, prototypes."""
+        """Symbol creation order as far as the cubin tells: address-taken list, prototypes, then
+        the function symbols (for the externs of a -g build, which has no prototypes: the
+        decomposer reads their order from the symbols too, semantic.decompose._extern_order)."""
         taken = [m.function for m in self.callgraph.address_taken] if self.callgraph else []
-        return list(dict.fromkeys(taken + [p.symbol for p in self.prototypes or []]))
+        return list(dict.fromkeys(taken + [p.symbol for p in self.prototypes or []] + self.func_symbols))
 
 
 # --------------------------------------------------------------------------------------------

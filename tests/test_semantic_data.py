@@ -1,7 +1,7 @@
 """Module data at the semantic level: ``.global``/``.const`` variables, ``.nv.constant4``.
 
 * The data probes (tests/probes_data) rebuild byte for byte from leaf data on every target in
-  the five modes, and so do the memory-layout probes of tests/alloc that hold module data
+  the five modes (the const0_size probes in every relocatable mode too), and so do the memory-layout probes of tests/alloc that hold module data
   (random ``.global``/``.const`` modules, the extern-function address bank).
 * A module whose variables are declared from the PTX (names, sizes, declared alignments,
   initialisers: not read back from a cubin) builds the bytes ptxas writes.
@@ -57,6 +57,22 @@ def test_alloc_data_probes_roundtrip(ptxas_ok, target):
             where = _exact(ALLOC_PROBES / f"{name}.ptx", target, mode)
             if where is not None:
                 misses.append(where)
+    assert not misses, misses
+
+
+@pytest.mark.parametrize("mode", ["c", "g_c", "O0_c", "lineinfo_c"])
+def test_const0_size_symbol(ptxas_ok, mode):
+    """isspacep.global/.const in relocatable code: ptxas names the undefined LOCAL INTERNAL
+    object .nv.ptx.const0.size once, in the first function that reads it, and relocates the
+    read against it (R_CUDA_ABS32_32); every relocatable mode rebuilds byte for byte."""
+    misses = []
+    for stem in ("const0_size_dev", "const0_size_kernel"):
+        for target in ("sm_75", "sm_86", "sm_90", "sm_100a", "sm_110", "sm_120"):
+            data = oracle.compile_ptx(PROBES / f"{stem}.ptx", target, mode).read_bytes()
+            named = [y for y in read_cubin(data).symbols if y.name == ".nv.ptx.const0.size"]
+            assert len(named) == 1 and named[0].section is None and (named[0].info, named[0].other, named[0].size) == (0x01, 0x01, 4), (stem, target)
+            if (m := _exact(PROBES / f"{stem}.ptx", target, mode)) is not None:
+                misses.append(m)
     assert not misses, misses
 
 

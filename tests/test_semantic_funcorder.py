@@ -113,14 +113,14 @@ def test_random_modules_round_trip_or_decline(ptxas_ok: None, seed: int, tmp_pat
     assert exact >= len(jobs) // 2, exact
 
 
-def test_prototype_order_the_search_cannot_give_declines() -> None:
-    """decompose._fit_prototypes: an extern the .nv.prototype list puts before a function made
-    together with it moves right before that function; where the move breaks the rest (here:
-    the signature strings and symbols), the decomposer declines naming .nv.prototype instead of
-    writing the entries in another order (nvcc -G thrust samples -c: vprintf and
-    cuda::std::terminate, a silent mismatch before)."""
+def test_prototype_order_the_rules_do_not_give_declines() -> None:
+    """decompose._check_prototypes: where the declaration order found gives another
+    .nv.prototype order than the cubin's, the decomposer declines naming .nv.prototype instead
+    of writing the entries in its own order (the guard that turned nvcc -G thrust samples -c
+    from silent mismatches into declines, before the externs-first rule of
+    funcorder._group_class made them exact)."""
     from cubinemit import funcorder as fo
-    from cubinemit.semantic.decompose import _fit_prototypes
+    from cubinemit.semantic.decompose import _check_prototypes
 
     funcs = [
         fo.PtxFunction("e1", linkage="extern", params=(fo.Param("b32"),)),
@@ -129,9 +129,6 @@ def test_prototype_order_the_search_cannot_give_declines() -> None:
     ]
     mode = fo.Mode.named("c")
     order = fo.function_order(funcs, mode)
-    symbols = fo.symbol_order(funcs, mode, order)
-    head = fo.signature_strings(funcs, mode, order, 75)
-    assert _fit_prototypes(funcs, mode, order, symbols, head, 75, ["e1", "e2"]) == funcs
-    # e2 first: moving it before e1 gives the list, but not the strings nor the symbols
+    assert _check_prototypes(funcs, mode, order, 75, ["e1", "e2"]) == funcs
     with pytest.raises(NotImplementedError, match=r"\.nv\.prototype entries"):
-        _fit_prototypes(funcs, mode, order, symbols, head, 75, ["e2", "e1"])
+        _check_prototypes(funcs, mode, order, 75, ["e2", "e1"])

@@ -12,7 +12,15 @@ each compiled by ptxas here; the golden bytes are ptxas's):
 * -g folds along direct calls and, through an indirect call, into the address-taken functions
   with that call's prototype only, not those merely taken (a vtable's destructors): the stack
   depth (fold_single_other_prototype), and with several kernels the EXTERNS (nvcc -G
-  fold_virtual_kernels: areas gets vprintf from Ci::area, not free from the destructors).
+  fold_virtual_kernels: areas gets vprintf from Ci::area, not free from the destructors);
+* -g NUM_MBARRIERS adds up: an entry's own mbarriers plus those of every function it reaches,
+  each once, in place when the entry has some, else as a last record in .text order of the
+  functions bringing it; a single entry folds it after NUM_BARRIERS, before EXTERNS
+  (fold_mbarriers*, sm_80 on);
+* likewise TCGEN05_1CTA_USED/TCGEN05_2CTA_USED and RESERVED_SMEM_USED (each callee's as
+  NUM_MBARRIERS, NUM_BARRIERS, TCGEN05_*, RESERVED_SMEM_USED; VRC_CTA_INIT_COUNT in place with
+  the callee's tensor-memory value); a single entry folds RESERVED_SMEM_USED first
+  (fold_flags_*).
 
 Every case rebuilds byte for byte on every target and mode listed, except those in
 :data:`DECLINED`.
@@ -40,11 +48,39 @@ DECLINED: dict[tuple[str, str], str] = {}
 
 @pytest.fixture(scope="module")
 def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
-    return oracle.compile_many([(p, t, m) for p in PROBES for t in TARGETS for m in MODES])
+    return oracle.compile_many([(p, t, m) for p in PROBES for t in _targets(p) for m in MODES])
+
+
+def _targets(probe: Path) -> tuple[str, ...]:
+    """The targets a probe compiles on: mbarriers and %reserved_smem_offset_1 need sm_80,
+    tcgen05 sm_100a."""
+    if probe.stem == "fold_flags_tail":
+        return ("sm_100a",)
+    if probe.stem.startswith(("fold_mbarriers", "fold_flags")):
+        return tuple(t for t in TARGETS if t != "sm_75")
+    return TARGETS
 
 
 def test_probes_are_there():
-    assert {p.stem for p in PROBES} >= {"resolved_call_after_const", "resolved_call_after_global", "fold_single_uncalled", "fold_single_other_prototype", "fold_virtual_kernels"}
+    assert {p.stem for p in PROBES} >= {"resolved_call_after_const", "resolved_call_after_global", "fold_single_uncalled", "fold_single_other_prototype", "fold_virtual_kernels", "fold_mbarriers"}
+
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90", "sm_100a"])
+def test_mbarriers_add_up_under_g(corpus, target):
+    """The -g records the rule predicts, read from ptxas's cubin: k 1 + 2 = 3 in place (before
+    EXIT_INSTR_OFFSETS), k2 the 2 it reaches as a last record (after it), k3 none; one entry
+    folds NUM_BARRIERS, NUM_MBARRIERS, EXTERNS in that order."""
+    from cubinemit.nvinfo.catalogue import EIAttr
+
+    data = corpus[("fold_mbarriers", target, "g")].read_bytes()
+    value = {k: [r.value for r in _kernel_records(data, k) if getattr(r, "attr", None) is EIAttr.NUM_MBARRIERS] for k in ("k", "k2", "k3")}
+    assert value == {"k": [3], "k2": [2], "k3": []}
+    for k, after_exit in (("k", False), ("k2", True)):
+        attrs_ = [getattr(r, "attr", None) for r in _kernel_records(data, k)]
+        assert (attrs_.index(EIAttr.NUM_MBARRIERS) > attrs_.index(EIAttr.EXIT_INSTR_OFFSETS)) == after_exit, k
+    single = [getattr(r, "attr", None) for r in _kernel_records(corpus[("fold_mbarriers_single", target, "g")].read_bytes(), "k")]
+    tail = [a for a in single if a in (EIAttr.NUM_BARRIERS, EIAttr.NUM_MBARRIERS, EIAttr.EXTERNS)]
+    assert tail == [EIAttr.NUM_BARRIERS, EIAttr.NUM_MBARRIERS, EIAttr.EXTERNS]
 
 
 def test_gfold_roundtrip(corpus):

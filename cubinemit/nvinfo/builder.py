@@ -5,19 +5,20 @@ Everything ptxas derives is computed here: the per-target constants (through the
 the parameter-bank layout (PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO/V2), MAXREG_COUNT from the
 launch bounds, VRC_CTA_INIT_COUNT / SPARSE_MMA_MASK / SANITIZE / TOOLS_PATCH_FUNC from usage and
 mode, BINDLESS_* from the references a function uses, the -g folding of the call graph into
-entries (REGCOUNT, NUM_BARRIERS, CTAIDZ_USED, EXTERNS; CRS_STACK_SIZE and MIN_STACK_SIZE when a
-call cycle is reachable), and the global record patterns.
+entries (REGCOUNT, NUM_BARRIERS, NUM_MBARRIERS, CTAIDZ_USED, TCGEN05_*, RESERVED_SMEM_USED,
+EXTERNS; CRS_STACK_SIZE and MIN_STACK_SIZE when a call cycle is reachable), and the global
+record patterns.
 
 Record order in ``.nv.info.<f>`` (measured on ptxas; tests/nvinfo/test_nvinfo_builder*.py
 rebuild every section of the probe corpus):
 
 * sm_75-89 (:data:`ORDER_L`) and sm_90+ (:data:`ORDER_HB`), absent records skipped;
-* -g only: records an *entry* has only through its callees (CTAIDZ_USED, NUM_BARRIERS; EXTERNS
+* -g only: records an *entry* has only through its callees (:data:`_TAIL_ORDER`; EXTERNS
   brought in by -sanitize instrumentation alone) come after everything else on sm_75-89 and
   just before the parameter-bank tail (CBANK_PARAM_SIZE ...) on sm_90+, in the order the
   reachable functions bring them in (.text order). A record the entry has itself stays in
-  place, with the propagated value when that is larger; EXTERNS from user callees join the
-  entry's own EXTERNS in place. A module with a single entry instead folds every function
+  place, with the propagated value when that is larger (NUM_MBARRIERS: the sum); EXTERNS
+  from user callees join the entry's own EXTERNS in place. A module with a single entry instead folds every function
   into it, called or not, as a last step (:func:`_fold_module`).
 
 Gating (:mod:`cubinemit.nvinfo.gating`): a fact the target cannot carry raises
@@ -298,13 +299,18 @@ class Propagated:
     register_count: int
     num_barriers: int
     ctaid_z_used: bool
+    #: the entry's mbarrier objects and those of every function it reaches, each function
+    #: counted once (NUM_MBARRIERS adds up where NUM_BARRIERS takes the largest; None: none)
+    num_mbarriers: int | None
+    #: the entry or a function it calls allocates tensor memory (VRC_CTA_INIT_COUNT)
+    tcgen05: bool
     #: EXTERNS at its usual place: the entry's own, then those of the reachable functions
     #: (instrumentation excluded) in .text order, each once
     externs: tuple[str, ...]
     #: records the entry has only through callees, in the order ptxas appends them: for each
     #: reachable function (the user's in .text order, then instrumentation in reverse .text
-    #: order), CTAIDZ_USED / NUM_BARRIERS the first time one shows up; then EXTERNS when only
-    #: instrumentation brings externs
+    #: order), each record of :data:`_TAIL_ORDER` the first time one shows up; then EXTERNS
+    #: when only instrumentation brings externs
     tail: tuple[EIAttr, ...]
     #: externs folded last (EXTERNS in the tail): those only -sanitize instrumentation brings,
     #: in a module whose own code calls no extern
@@ -368,33 +374,79 @@ def _derive(functions: Mapping[str, FunctionFacts]) -> tuple[dict[str, int], boo
     return rank, any(f.externs for f in functions.values() if not f.instrumentation), kernels
 
 
-def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> tuple[bool, int, tuple[EIAttr, ...], tuple[str, ...], tuple[str, ...]]:
+def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> tuple[bool, int, int | None, tuple[EIAttr, ...], tuple[str, ...], tuple[str, ...]]:
     """-g, a module with one entry: ptxas folds every function into it, called or not (an
-    uncalled function's %ctaid.z, barriers and externs), as a last step whose records come
-    after all others in a fixed order: CTAIDZ_USED, NUM_BARRIERS, then EXTERNS when the
-    functions bring externs the entry does not call itself. That record replaces the entry's
-    own and starts from it, each new extern put in front as the functions are walked in .text
-    order (own free, then a callee's malloc: ``malloc free``). Registers and stack still follow
+    uncalled function's %ctaid.z, barriers, mbarriers, tcgen05 and reserved shared memory use,
+    externs), as a last step whose records come after all others in a fixed order
+    (:data:`_FOLD_ORDER`; NUM_MBARRIERS the sum: tests/probes_gfold/fold_mbarriers_single),
+    then EXTERNS when the functions bring externs the entry does not call itself. That record
+    replaces the entry's own and starts from it, each new extern put in front as the functions
+    are walked in .text order (own free, then a callee's malloc: ``malloc free``). Registers and stack still follow
     the calls. tests/probes_gfold/fold_single_* (every target), virtual_shapes -g
-    (tests/probes_rw3). Returns ctaid_z_used, num_barriers, the tail, the externs in place
-    and the externs folded last."""
+    (tests/probes_rw3). Returns ctaid_z_used, num_barriers, num_mbarriers, the tail, the
+    externs in place and the externs folded last."""
     others = [f for f in functions.values() if f.name != facts.name]
     ctaid = facts.ctaid_z_used or any(f.ctaid_z_used for f in others)
     barriers = max([facts.num_barriers, *(f.num_barriers for f in others)])
-    tail: list[EIAttr] = []
-    if ctaid and not facts.ctaid_z_used:
-        tail.append(EIAttr.CTAIDZ_USED)
-    if barriers and not facts.num_barriers:
-        tail.append(EIAttr.NUM_BARRIERS)
+    mbarriers = _mbarrier_sum(facts, others)
+    tail = [attr for attr in _FOLD_ORDER if any(_brings(f, attr) for f in others) and not _brings(facts, attr)]
     folded = list(facts.externs)
     for f in others:
         for e in f.externs:
             if e not in folded:
                 folded.insert(0, e)
     if folded == list(facts.externs):
-        return ctaid, barriers, tuple(tail), tuple(facts.externs), ()
+        return ctaid, barriers, mbarriers, tuple(tail), tuple(facts.externs), ()
     tail.append(EIAttr.EXTERNS)
-    return ctaid, barriers, tuple(tail), (), tuple(folded)
+    return ctaid, barriers, mbarriers, tuple(tail), (), tuple(folded)
+
+
+#: -g: the records an entry has only through what it calls come in the order the functions
+#: bring them (.text order), each function's in this order (tests/probes_gfold/fold_flags_tail:
+#: NUM_MBARRIERS, NUM_BARRIERS, TCGEN05_1CTA_USED, RESERVED_SMEM_USED from one callee; CTAIDZ_USED
+#: before the others, below sm_90 only)
+_TAIL_ORDER: Final = (
+    EIAttr.CTAIDZ_USED,
+    EIAttr.NUM_MBARRIERS,
+    EIAttr.NUM_BARRIERS,
+    EIAttr.TCGEN05_1CTA_USED,
+    EIAttr.TCGEN05_2CTA_USED,
+    EIAttr.RESERVED_SMEM_USED,
+)
+
+#: -g, one entry: what the module's other functions bring, folded last in this fixed order
+#: whatever the .text order (fold_single_tail_order, fold_flags_single, fold_mbarriers_single)
+_FOLD_ORDER: Final = (
+    EIAttr.CTAIDZ_USED,
+    EIAttr.RESERVED_SMEM_USED,
+    EIAttr.TCGEN05_1CTA_USED,
+    EIAttr.TCGEN05_2CTA_USED,
+    EIAttr.NUM_BARRIERS,
+    EIAttr.NUM_MBARRIERS,
+)
+
+
+def _brings(f: FunctionFacts, attr: EIAttr) -> bool:
+    """Whether ``f``'s own records include ``attr`` (one of :data:`_TAIL_ORDER`)."""
+    if attr is EIAttr.CTAIDZ_USED:
+        return f.ctaid_z_used
+    if attr is EIAttr.NUM_MBARRIERS:
+        return f.num_mbarriers is not None
+    if attr is EIAttr.NUM_BARRIERS:
+        return bool(f.num_barriers)
+    if attr is EIAttr.TCGEN05_1CTA_USED:
+        return f.tcgen05_1cta
+    if attr is EIAttr.TCGEN05_2CTA_USED:
+        return f.tcgen05_2cta
+    return f.reserved_smem
+
+
+def _mbarrier_sum(facts: FunctionFacts, others: Iterable[FunctionFacts]) -> int | None:
+    """-g: an entry's NUM_MBARRIERS counts its own mbarrier objects and those of each function
+    folded into it, once each (tests/probes_gfold/fold_mbarriers: own 1 + callee 2 gives 3; a
+    callee two paths reach counts once); None when none has a record."""
+    counts = [n for n in (facts.num_mbarriers, *(f.num_mbarriers for f in others)) if n is not None]
+    return sum(counts) if counts else None
 
 
 def propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -> Propagated:
@@ -447,10 +499,11 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
     tail: list[EIAttr] = []
     late_names = {f.name for f in instrumentation}
     for f in (*user, *instrumentation):
-        if f.ctaid_z_used and not facts.ctaid_z_used and EIAttr.CTAIDZ_USED not in tail:
-            tail.append(EIAttr.CTAIDZ_USED)
-        if f.num_barriers and not facts.num_barriers and EIAttr.NUM_BARRIERS not in tail:
-            tail.append(EIAttr.NUM_BARRIERS)
+        # each function's own in this order (tests/probes_gfold/fold_flags_*: %ctaid.z,
+        # mbarriers, bar.sync, tcgen05.alloc, a %reserved_smem_offset read in one callee)
+        for attr in _TAIL_ORDER:
+            if _brings(f, attr) and not _brings(facts, attr) and attr not in tail:
+                tail.append(attr)
         target = late if f.name in late_names else externs
         for e in f.externs:
             if e not in externs and e not in late:
@@ -459,13 +512,19 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
         tail.append(EIAttr.EXTERNS)
     num_barriers = max([facts.num_barriers, *(f.num_barriers for f in reached)])
     ctaid_z_used = facts.ctaid_z_used or any(f.ctaid_z_used for f in reached)
+    num_mbarriers = _mbarrier_sum(facts, reached)
+    # (VRC_CTA_INIT_COUNT follows the tcgen05 use of what the entry calls, not of the folded
+    # uncalled functions: fold_flags_single)
+    tcgen05 = any(g.tcgen05_1cta or g.tcgen05_2cta for g in (facts, *reached))
     if kernels == 1 and facts.is_kernel:
-        ctaid_z_used, num_barriers, folded_tail, own, folded = _fold_module(facts, functions)
+        ctaid_z_used, num_barriers, num_mbarriers, folded_tail, own, folded = _fold_module(facts, functions)
         tail, externs, late = list(folded_tail), list(own), list(folded)
     return Propagated(
         register_count=max([facts.register_count, *(f.register_count for f in reached)]),
         num_barriers=num_barriers,
         ctaid_z_used=ctaid_z_used,
+        num_mbarriers=num_mbarriers,
+        tcgen05=tcgen05,
         externs=tuple(externs),
         tail=tuple(tail),
         late_externs=tuple(late),
@@ -688,7 +747,7 @@ def build_function_info(
     if f.instr_reg_map is not None:
         s.add(EIAttr.INSTR_REG_MAP, U32List(EIAttr.INSTR_REG_MAP, f.instr_reg_map))
     if gate(s.arch, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
-        vrc = _VRC_TCGEN05 if f.tcgen05_1cta or f.tcgen05_2cta else 0
+        vrc = _VRC_TCGEN05 if (f.tcgen05_1cta or f.tcgen05_2cta or (prop is not None and prop.tcgen05)) else 0
         s.add(EIAttr.VRC_CTA_INIT_COUNT, ByteValue(EIAttr.VRC_CTA_INIT_COUNT, vrc))
     if f.mbarriers:
         s.add(
@@ -699,7 +758,8 @@ def build_function_info(
             ),
         )
     if f.num_mbarriers is not None:
-        s.add(EIAttr.NUM_MBARRIERS, HalfValue(EIAttr.NUM_MBARRIERS, f.num_mbarriers))
+        total = prop.num_mbarriers if prop is not None else f.num_mbarriers
+        s.add(EIAttr.NUM_MBARRIERS, HalfValue(EIAttr.NUM_MBARRIERS, total))
     if f.syscall_offsets:
         s.add(EIAttr.SYSCALL_OFFSETS, InstrOffsets(EIAttr.SYSCALL_OFFSETS, f.syscall_offsets))
     if f.exit_offsets:
@@ -728,6 +788,13 @@ def build_function_info(
                 s.add(_PROPAGATED, Flag(EIAttr.CTAIDZ_USED))
             elif attr is EIAttr.NUM_BARRIERS:
                 s.add(_PROPAGATED, ByteValue(EIAttr.NUM_BARRIERS, prop.num_barriers))
+            elif attr is EIAttr.NUM_MBARRIERS:
+                s.add(_PROPAGATED, HalfValue(EIAttr.NUM_MBARRIERS, prop.num_mbarriers))  # type: ignore[arg-type]
+            elif attr in (EIAttr.TCGEN05_1CTA_USED, EIAttr.TCGEN05_2CTA_USED):
+                s.add(_PROPAGATED, Flag(attr))
+            elif attr is EIAttr.RESERVED_SMEM_USED:
+                if not (kernel and reserved is Emission.EVERY_FUNCTION):  # (then in place already)
+                    s.add(_PROPAGATED, Flag(attr))
             else:
                 s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, prop.late_externs))
     return s.ordered()

@@ -386,6 +386,14 @@ def _function(
     return facts
 
 
+#: the FunctionFacts flag behind each record -g may fold into an entry
+_PROPAGATED_FLAG = {
+    "reserved_smem": EIAttr.RESERVED_SMEM_USED,
+    "tcgen05_1cta": EIAttr.TCGEN05_1CTA_USED,
+    "tcgen05_2cta": EIAttr.TCGEN05_2CTA_USED,
+}
+
+
 def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: list[_Raw]) -> list[FunctionFacts]:
     """-g entries: keep only what the entry has itself (the builder propagates the rest).
 
@@ -402,7 +410,11 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         # what is read of the propagation: recursion, which the entry's own facts do not
         # change, and for an entry using %ctaid.z whether its callees do too (only then is the
         # bare copy needed: most entries would pay for a copy they do not use)
-        bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=()) if f.ctaid_z_used else f
+        flags = [n for n in ("reserved_smem", "tcgen05_1cta", "tcgen05_2cta") if getattr(f, n)]
+        if f.ctaid_z_used or flags:
+            bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=(), **{n: False for n in flags})
+        else:
+            bare = f
         prop = propagate(module, bare, by_name)
         changes: dict[str, object] = {"externs": tuple(e for e in f.externs if (f.name, e) in direct)}
         if prop.recursive:
@@ -410,6 +422,21 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
         candidates = [changes]
         if f.ctaid_z_used and prop.ctaid_z_used:
             candidates = [{**changes, "ctaid_z_used": False}, changes]
+        for name in flags:
+            # a flag record the callees bring may stand in the tail rather than be the entry's
+            # own (tests/probes_gfold/fold_flags_*): own first, as for %ctaid.z
+            if _PROPAGATED_FLAG[name] in prop.tail:
+                candidates = [{**c, name: False} for c in candidates] + candidates
+        if f.num_mbarriers is not None:
+            # NUM_MBARRIERS adds the reachable functions' mbarriers to the entry's own: the own
+            # count is what is left, or none when the callees account for all of it
+            # (tests/probes_gfold/fold_mbarriers)
+            # (a cta_group::2 tcgen05.alloc brings a record of 0: tests/probes_gfold/fold_flags_tail)
+            callees = propagate(module, attrs.evolve(bare, num_mbarriers=None), by_name).num_mbarriers
+            if callees is not None:
+                owns: list[int | None] = [f.num_mbarriers - callees] if f.num_mbarriers > callees else []
+                owns += [None, 0] if f.num_mbarriers == callees else []
+                candidates = [{**c, "num_mbarriers": n} for n in owns for c in candidates]
         for cand in candidates:
             # (no copy when the candidate changes nothing: most entries keep their own facts)
             same = all(getattr(f, k) == v for k, v in cand.items())

@@ -76,6 +76,11 @@ CONSTANT4 = ".nv.constant4"
 #: R_CUDA_64: the relocation of each .nv.constant4 slot
 R_CUDA_64 = 2
 
+#: the size of constant bank 0, which relocatable code asks the linker for: ptxas's test of a
+#: generic address against the .const window (isspacep.global/.const) reads it through an
+#: R_CUDA_ABS32_32 (tests/probes_data/const0_size)
+CONST0_SIZE = ".nv.ptx.const0.size"
+
 
 @attrs.frozen
 class DataSection:
@@ -591,7 +596,8 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
             module.facts["tcgen05"] = True  # the code allocates tensor memory (tcgen05.alloc)
         # an undefined variable (an extern .shared or .global of a -c or -g build) other than
         # the reserved-SMEM and UDT/UFT symbols ptxas makes itself; -c extern .shared is modelled
-        if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")):
+        # (and the constant-bank size relocatable code asks the linker for: CONST0_SIZE)
+        if y.type in (1, 13) and y.section is None and y.shndx == 0 and y.name and not y.name.startswith((".nv.reservedSmem.", "__UDT", "__UFT", ".nv.independent.")) and y.name != CONST0_SIZE:
             if alloc_mode(module) is Mode.RELOCATABLE and (y.other == 0x40 and y.bind == STB_GLOBAL or _extern_data(y)):
                 continue
             raise NotImplementedError(f"undefined variable {y.name!r} (extern .shared/.global of a -c or -g build) is not implemented yet")

@@ -180,7 +180,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
 
     def accept(cand: list) -> bool:  # type: ignore[type-arg]
         # relocatable and -g builds: the search has matched the function symbols (``symbols``);
-        # the signature strings (_place_externs) and the .nv.prototype list (_fit_prototypes)
+        # the signature strings (_place_externs) and the .nv.prototype list (_check_prototypes)
         # must come out as in the cubin too. A candidate refused here sends the search on, a
         # few times at most
         if whole_program:
@@ -188,7 +188,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
         if len(refused) >= _ACCEPT_TRIES:
             return False
         try:
-            placed.append(_fit_prototypes(_place_externs(cand, mode, order, symbols, head, obj.sm), mode, order, symbols, head, obj.sm, [p.symbol for p in protos]))
+            placed.append(_check_prototypes(_place_externs(cand, mode, order, symbols, head, obj.sm), mode, order, obj.sm, [p.symbol for p in protos]))
         except NotImplementedError as exc:
             refused.append(exc)
             return False
@@ -275,39 +275,15 @@ def _place_externs(declared: list, mode: object, order: list[str], symbols: list
     return out
 
 
-def _fit_prototypes(declared: list, mode: object, order: list[str], symbols: list[str], head: list[str], sm: int, want: list[str]) -> list:  # type: ignore[type-arg]
-    """Relocatable builds: ``.nv.prototype`` lists the functions in symbol creation order, and
-    the functions one function's body names first are made together in *G* order, so an extern
-    there stands where its declaration puts it among them (nvcc -G thrust samples -c:
-    ``vprintf`` before ``cuda::std::terminate``, both first named by one caller). An extern
-    the list puts before a function it follows in the order found is declared right before
-    that function; declined when that does not give the list (or changes anything else)."""
-    from ..funcorder import function_order, prototypes, signature_strings, symbol_order as function_symbols
+def _check_prototypes(declared: list, mode: object, order: list[str], sm: int, want: list[str]) -> list:  # type: ignore[type-arg]
+    """Relocatable builds: the ``.nv.prototype`` list the declaration order found gives must be
+    the cubin's (the symbols and strings the search matched do not fix the order of every
+    entry); declined otherwise, rather than written in another order."""
+    from ..funcorder import prototypes
 
-    def listed(cand: list) -> list[str]:  # type: ignore[type-arg]
-        return [p.symbol for p in prototypes(cand, mode, order, sm)]  # type: ignore[arg-type]
-
-    got = listed(declared)
-    if got == want:
-        return declared
-    rank = {n: i for i, n in enumerate(want)}
-    out = list(declared)
-    for _ in range(len(want)):
-        got = listed(out)
-        if got == want:
-            return out
-        i = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
-        # the first difference: the function the list wants here stands later in ours
-        mover = next((f for f in out if f.name == want[i]), None)
-        ahead = next((f for f in out if f.name == got[i]), None)
-        if mover is None or ahead is None or mover.linkage != "extern" or rank.get(got[i], -1) < i:
-            break
-        rest = [f for f in out if f is not mover]
-        at = next(j for j, f in enumerate(rest) if f is ahead)
-        out = rest[:at] + [mover] + rest[at:]
-        if function_order(out, mode) != list(order) or function_symbols(out, mode, order) != list(symbols) or (head and signature_strings(out, mode, order, sm) != head):  # type: ignore[arg-type]
-            break
-    raise NotImplementedError("declaration order not recovered: the .nv.prototype entries do not come out in the cubin's order")
+    if [p.symbol for p in prototypes(declared, mode, order, sm)] != want:  # type: ignore[arg-type]
+        raise NotImplementedError("declaration order not recovered: the .nv.prototype entries do not come out in the cubin's order")
+    return declared
 
 
 #: declaration orders the signature strings may refuse before the search gives up on them

@@ -57,7 +57,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -73,6 +73,8 @@ _LOCAL_CUDA_OBJECT = 0x0D
 _GLOBAL_FUNC = 0x12
 _WEAK_UND_OBJECT = 0x21
 _WEAK_NOTYPE = 0x20
+_LOCAL_OBJECT = 0x01
+_STV_INTERNAL = 0x01
 
 
 def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
@@ -1133,6 +1135,17 @@ class _Emitter:
         if late is not None:
             self.late_shared.append((self.data_symbols[name], late))
 
+    def const0_size(self, fn: Function) -> None:
+        """The LOCAL INTERNAL undefined object of 4 bytes ptxas makes for the first function
+        (in .text order) whose code reads :data:`CONST0_SIZE`, before its relocations: a
+        kernel's after its .nv.info and the module symbols the first function makes, a device
+        function's after its .shared variables' names, before its .nv.info; after the shared
+        cap either way (const0_size -c, -g -c, -c -O0 on every target: `.text.f $__sh_f__7
+        .nv.ptx.const0.size .nv.info.f`, `.nv.shared.k .nv.reservedSmem.cap .nv.ptx.const0.size
+        .rela.text.k`). -g and whole-program builds resolve it."""
+        if CONST0_SIZE not in self.data_symbols and any(r.symbol == CONST0_SIZE for r in fn.relocations):
+            self.data_symbols[CONST0_SIZE] = self.obj.new_symbol(CONST0_SIZE, info=_LOCAL_OBJECT, other=_STV_INTERNAL, size=4)
+
     def scoped_symbols(self, fn: Function) -> None:
         """Name every .shared variable ``fn`` declares that has no symbol yet, in declaration
         order."""
@@ -1459,6 +1472,7 @@ class _Emitter:
                     self.later_extern_slots(fn)
                 if self.cap_trigger(fn):
                     self.shared_cap()
+                self.const0_size(fn)
             else:
                 if i == 0 and not early:
                     self.first_function_symbols(fn)
@@ -1468,6 +1482,7 @@ class _Emitter:
                 self.scoped_symbols(fn)
                 if self.cap_trigger(fn):
                     self.shared_cap()
+                self.const0_size(fn)
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:

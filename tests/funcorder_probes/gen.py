@@ -328,6 +328,20 @@ PROBES: dict[str, dict] = {
             w f U/-/b64 : S
         """,
     ),
+    "fo_group_externs": dict(
+        description="a function whose body first names weak functions and externs declared between them: ptxas creates the externs of the group first, then the weak functions, each part in declaration order (-g, -c -O0, -g -c)",
+        lines="""
+            w d tw/-/b64 :
+            w d t1/-/b64 :
+            e f malloc :
+            w d t2/-/b64 :
+            e f vprintf :
+            w f tw/-/b64 : t1 malloc t2 vprintf
+            w f t1/-/b64 :
+            w f t2/-/b64 :
+            v k K : tw
+        """,
+    ),
     "fo_fptr_param": dict(
         description="indirect calls through pointer parameters (no address taken anywhere), from a static and a visible function",
         lines="""
