@@ -59,6 +59,42 @@ def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
     assert build(module) == want
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+def test_remove_the_dynamic_shared_user_keeps_the_declaration(ptxas_ok, tmp_path, target, mode):
+    """Whole program drops the variables no function uses any more, but the module's extern
+    (dynamic) shared array stays declared in the edited PTX, and it gives every kernel a
+    .nv.shared.<k> section (CUDA samples SobelFilter sm_120: removing SobelShared left
+    SobelTex without its section; tests/probes_data/shared_dynamic_only)."""
+    src = oracle.PROBES.parent / "probes_data" / "shared_dynamic_only.ptx"
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
+    module.remove_function("k_dyn_only")
+    cut = re.search(r"\n\.visible \.entry k_dyn_only\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    assert build(module) == want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_110", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c"])
+@pytest.mark.parametrize("kernel", ["k_surface", "k_plain"])
+def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, target, mode, kernel):
+    """.nv.compat ISA_CLASS is the module's: 2 while a surface instruction is there. Removing
+    the surface kernel gives 1, as ptxas does for the PTX without it; removing the other
+    kernel keeps 2 (CUDA samples EGLSync_CUDAEvent_Interop; tests/probes_data/isa_class_surface)."""
+    src = oracle.PROBES.parent / "probes_data" / "isa_class_surface.ptx"
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
+    assert module.facts.get("isa_class") == 2
+    module.remove_function(kernel)
+    assert module.facts.get("isa_class", 1) == (1 if kernel == "k_surface" else 2)
+    cut = re.search(r"\n\.visible \.entry " + kernel + r"\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    assert build(module) == want
+
+
 @pytest.mark.parametrize("target", TARGETS + ("sm_110",))
 @pytest.mark.parametrize(
     "probe, kernel",

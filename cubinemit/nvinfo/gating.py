@@ -15,6 +15,7 @@ import functools
 import re
 import types
 from collections.abc import Callable, Mapping
+from typing import Final
 
 import attrs
 
@@ -256,6 +257,28 @@ def fastpath_mask(arch: str | Target) -> int:
     """
     t = parse_target(arch)
     return {100: 0x9, 120: 0x50}.get(t.sm, 0)
+
+
+#: SASS opcodes (bits 0-11 of an instruction's first word, sm_90 on) that make ptxas write
+#: ISA_CLASS 2: texture (0xf60-0xf6f: TEX, TXQ...) and surface (0xf98-0xf9f: SULD, SUST, SURED)
+#: instructions, bulk copies (0x3ba), tensor-map copies (0x3a8), cluster launch control (0x3ca).
+#: Measured on probes and 8,000 real-world cubins, none of class 1 holding one. Not every
+#: trigger is known (tcgen05, some f64 code on sm_120), so this can show that code asks class
+#: 2, never that it does not.
+_ISA_CLASS2_OPCODES: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), 0x3BA, 0x3A8, 0x3CA])
+#: and on sm_120/121: the uniform int-to-float conversion of an unsigned division (0xd08),
+#: %clusterid reads (0xd05)
+_ISA_CLASS2_OPCODES_120: Final = _ISA_CLASS2_OPCODES | {0xD08, 0xD05}
+
+
+def asks_isa_class2(arch: str | Target, sass: bytes) -> bool:
+    """Whether ``sass`` holds an instruction known to make the module ISA_CLASS 2
+    (:data:`_ISA_CLASS2_OPCODES`): what an edit that removes functions needs to know whether
+    the class goes back to 1 (CUDA samples EGLSync_CUDAEvent_Interop sm_120: only the surface
+    kernel asks class 2)."""
+    t = parse_target(arch)
+    ops = _ISA_CLASS2_OPCODES_120 if t.sm >= 120 else _ISA_CLASS2_OPCODES
+    return any(int.from_bytes(sass[i : i + 2], "little") & 0xFFF in ops for i in range(0, len(sass) - 15, 16))
 
 
 def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None, tensormap: int = 0) -> list[CompatRecord]:

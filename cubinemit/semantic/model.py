@@ -412,6 +412,7 @@ class Module:
         function still called by another one cannot be removed (ModelError names the caller);
         neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c)."""
         victim = self.function(name)
+        everything = list(self.functions)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
             # a module left without kernels is laid out differently (-c: an uncalled first
             # function's symbol comes after the reserved-SMEM ones; module .nv.info records
@@ -454,11 +455,21 @@ class Module:
         if not self.options.get("compile_only"):
             # whole program drops variables no function uses any more; a relocatable module
             # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
-            # shared_module)
-            self.data = [d for d in self.data if not d.users or set(d.users) - gone]
+            # shared_module). Extern (dynamic) shared memory stays declared: it gives every
+            # kernel a .nv.shared.<k> section, used or not (CUDA samples SobelFilter sm_120:
+            # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
+            self.data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+        if self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
+            # .nv.compat's ISA class is the module's: back to 1 when only removed code used a
+            # texture, surface or bulk-copy instruction (tests/probes_data/isa_class_surface)
+            from ..nvinfo.gating import asks_isa_class2
+
+            victims = [f for f in everything if f.name in gone]
+            if any(asks_isa_class2(self.target, f.sass) for f in victims) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
+                self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
