@@ -106,17 +106,14 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
         ("../probes_rw2/printf_switch", "_Z4calcPKiPKdS2_Pdii"),
     ],
 )
-def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, request, target, probe, kernel):
+def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, probe, kernel):
     """-c: .debug_frame CIE pointers are relocation addends (kept spacing, REL for the first
     CIE below sm_90); static functions nothing calls stay, an extern or a ptxas builtin
     (printf_switch: __cuda_sm20_div_rn_f64_full) goes with its last caller; module variables
-    stay though no function uses them any more (shared_dynamic)."""
+    stay though no function uses them any more (shared_dynamic); sm_120's .nv.compat ISA_CLASS
+    goes back to 1 with calc, whose code alone asked class 2 (nvinfo.gating.asks_isa_class2)."""
     text = (oracle.PROBES / f"{probe}.ptx").read_text()
     probe = probe.rsplit("/", 1)[-1]
-    if probe == "printf_switch" and target == "sm_120":
-        # .nv.compat ISA_CLASS is a module fact (2 while calc is there, 1 without it): which
-        # function's code asks class 2 does not show in the cubin
-        request.applymarker(pytest.mark.xfail(strict=True, reason="ISA class is a module fact"))
     module = decompose(read_cubin(_compile(tmp_path, probe, text, target, "c")))
     module.remove_function(kernel)
     cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)

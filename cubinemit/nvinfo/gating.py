@@ -259,25 +259,32 @@ def fastpath_mask(arch: str | Target) -> int:
     return {100: 0x9, 120: 0x50}.get(t.sm, 0)
 
 
-#: SASS opcodes (bits 0-11 of an instruction's first word, sm_90 on) that make ptxas write
-#: ISA_CLASS 2: texture (0xf60-0xf6f: TEX, TXQ...) and surface (0xf98-0xf9f: SULD, SUST, SURED)
-#: instructions, bulk copies (0x3ba), tensor-map copies (0x3a8), cluster launch control (0x3ca).
-#: Measured on probes and 8,000 real-world cubins, none of class 1 holding one. Not every
-#: trigger is known (tcgen05, some f64 code on sm_120), so this can show that code asks class
-#: 2, never that it does not.
-_ISA_CLASS2_OPCODES: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), 0x3BA, 0x3A8, 0x3CA])
-#: and on sm_120/121: the uniform int-to-float conversion of an unsigned division (0xd08),
-#: %clusterid reads (0xd05)
-_ISA_CLASS2_OPCODES_120: Final = _ISA_CLASS2_OPCODES | {0xD08, 0xD05}
+#: SASS opcodes (bits 0-11 of an instruction's first word) that make ptxas write ISA_CLASS 2
+#: in .nv.compat, by family: texture (0xf60-0xf6f: TEX, TXQ...) and surface (0xf98-0xf9f:
+#: SULD, SUST, SURED) instructions, bulk copies (0x3ba), tensor-map copies (0x3a8), cluster
+#: launch control (0x3ca), and the opcodes that showed up in class-2 cubins only (at least
+#: three of them; none of class 1), measured on 18,600 cubins of sm_90-121 (probes and
+#: real-world code): on sm_120/121 most are uniform-datapath conversions and float
+#: arithmetic (the unsigned division's UI2F 0xd08, UI2FP 0x25e, %clusterid 0xd05), on sm_90
+#: wgmma (0x9c5, 0x9f0, class 4). Not every trigger is known, so this can show that code asks
+#: for a class, never that it does not.
+_ISA_CLASS2_COMMON: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), 0x3A8, 0x3BA, 0x3CA, 0x215, 0x5B4, 0x80A])
+_ISA_CLASS2_OPCODES: Final = {
+    90: _ISA_CLASS2_COMMON | {0x239, 0x9C5, 0x9F0},
+    100: _ISA_CLASS2_COMMON | {0x3B4, 0x3B5, 0x3E9, 0x5E3, 0x5EA, 0x84C, 0x9E3, 0x9EE},
+    120: _ISA_CLASS2_COMMON
+    | {0x217, 0x236, 0x24A, 0x253, 0x254, 0x255, 0x256, 0x25A, 0x25C, 0x25E, 0x285, 0x29B, 0x2A6, 0x344, 0x416, 0x454, 0x455}
+    | {0x817, 0x845, 0x84A, 0x851, 0x853, 0x855, 0x856, 0x85A, 0x885, 0x89B, 0x958, 0xC0B, 0xC17, 0xC1B, 0xC26, 0xD05, 0xD08, 0xE23},
+}
 
 
 def asks_isa_class2(arch: str | Target, sass: bytes) -> bool:
-    """Whether ``sass`` holds an instruction known to make the module ISA_CLASS 2
+    """Whether ``sass`` holds an instruction known to make the module's ISA_CLASS more than 1
     (:data:`_ISA_CLASS2_OPCODES`): what an edit that removes functions needs to know whether
     the class goes back to 1 (CUDA samples EGLSync_CUDAEvent_Interop sm_120: only the surface
-    kernel asks class 2)."""
+    kernel asks class 2; simpleTemplates sm_120: only testKernel<float>'s UI2FP)."""
     t = parse_target(arch)
-    ops = _ISA_CLASS2_OPCODES_120 if t.sm >= 120 else _ISA_CLASS2_OPCODES
+    ops = _ISA_CLASS2_OPCODES[120 if t.sm >= 120 else 100 if t.sm >= 100 else 90]
     return any(int.from_bytes(sass[i : i + 2], "little") & 0xFFF in ops for i in range(0, len(sass) - 15, 16))
 
 
