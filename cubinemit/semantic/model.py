@@ -463,8 +463,8 @@ class Module:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
         if self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
-            # .nv.compat's ISA class is the module's: back to 1 when only removed code used a
-            # texture, surface or bulk-copy instruction (tests/probes_data/isa_class_surface)
+            # .nv.compat's ISA class is the module's: back to 1 when only removed code used an
+            # instruction known to ask for more (tests/probes_data/isa_class_surface)
             from ..nvinfo.gating import asks_isa_class2
 
             victims = [f for f in everything if f.name in gone]
