@@ -22,6 +22,20 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
     return oracle.compile_ptx(ptx, target, mode).read_bytes()
 
 
+def _removed(tmp_path, src, kernel: str, target: str, mode: str, check=None) -> tuple[bytes, bytes]:
+    """(cubinemit's build of ``src`` with ``kernel`` removed through the model, ptxas's cubin of
+    the PTX without the kernel's definition); ``check`` sees the module before the edit."""
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
+    if check is not None:
+        check(module)
+    module.remove_function(kernel)
+    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    return build(module), want
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("mode", ["def", "c", "O0", "lineinfo", "g"])
 def test_rename_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
@@ -66,14 +80,19 @@ def test_remove_the_dynamic_shared_user_keeps_the_declaration(ptxas_ok, tmp_path
     (dynamic) shared array stays declared in the edited PTX, and it gives every kernel a
     .nv.shared.<k> section (CUDA samples SobelFilter sm_120: removing SobelShared left
     SobelTex without its section; tests/probes_data/shared_dynamic_only)."""
-    src = oracle.PROBES.parent / "probes_data" / "shared_dynamic_only.ptx"
-    text = src.read_text()
-    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
-    module.remove_function("k_dyn_only")
-    cut = re.search(r"\n\.visible \.entry k_dyn_only\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
-    assert build(module) == want
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "shared_dynamic_only.ptx", "k_dyn_only", target, mode)
+    assert got == want
+
+
+@pytest.mark.parametrize("target", TARGETS + ("sm_86",))
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+def test_remove_the_first_caller_of_a_builtin(ptxas_ok, tmp_path, target, mode):
+    """A builtin is created in the body of its first caller; without it, in its next caller's.
+    Below sm_90 k_any1 creates __cuda_sm70_votesync_any first; removed, k_all creates _all
+    before k_both creates _any, and -c's DFS visits them the other way round (CUDA samples
+    simpleVoteIntrinsics; tests/probes_builtin/bi_vote_remove)."""
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_builtin" / "bi_vote_remove.ptx", "k_any1", target, mode)
+    assert got == want
 
 
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_110", "sm_120"))
@@ -83,16 +102,15 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     """.nv.compat ISA_CLASS is the module's: 2 while a surface instruction is there. Removing
     the surface kernel gives 1, as ptxas does for the PTX without it; removing the other
     kernel keeps 2 (CUDA samples EGLSync_CUDAEvent_Interop; tests/probes_data/isa_class_surface)."""
-    src = oracle.PROBES.parent / "probes_data" / "isa_class_surface.ptx"
-    text = src.read_text()
-    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
-    assert module.facts.get("isa_class") == 2
-    module.remove_function(kernel)
-    assert module.facts.get("isa_class", 1) == (1 if kernel == "k_surface" else 2)
-    cut = re.search(r"\n\.visible \.entry " + kernel + r"\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
-    assert build(module) == want
+    modules = []
+
+    def keep(module) -> None:
+        assert module.facts.get("isa_class") == 2
+        modules.append(module)
+
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "isa_class_surface.ptx", kernel, target, mode, keep)
+    assert modules[0].facts.get("isa_class", 1) == (1 if kernel == "k_surface" else 2)
+    assert got == want
 
 
 @pytest.mark.parametrize("target", TARGETS + ("sm_110",))

@@ -83,6 +83,31 @@ def _builtin_kind(f: Function) -> str | None:
     return None
 
 
+def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[str]) -> list[Function]:
+    """After a removal: a builtin whose first caller went is now created in the body of its
+    next caller, right after it, with the builtins that caller creates in call order (CUDA
+    samples simpleVoteIntrinsics -c sm_86: without VoteAnyKernel1, VoteAllKernel2 creates
+    __cuda_sm70_votesync_all before VoteAnyKernel3 creates ..._any, and the DFS visits them
+    the other way round). The others keep their places."""
+    moved = []
+    for b in kept:
+        if _builtin_kind(b):
+            first = next((f for f in before if b.name in f.calls), None)
+            if first is not None and first.name in gone and any(b.name in f.calls for f in kept):
+                moved.append(b)
+    if not moved:
+        return kept
+    out = [f for f in kept if f not in moved]
+    for b in moved:
+        caller = next(f for f in out if b.name in f.calls)
+        at = out.index(caller) + 1
+        # after the builtins the caller's body made before this one
+        while at < len(out) and _builtin_kind(out[at]) and out[at].name in caller.calls and caller.calls.index(out[at].name) < caller.calls.index(b.name):
+            at += 1
+        out.insert(at, b)
+    return out
+
+
 def _builtins_placed(functions: list[Function]) -> list[Function]:
     """The functions with ptxas's builtins where ptxas declares them for this order. It creates
     a builtin while it parses the body of the first function that calls it: right after that
@@ -451,7 +476,7 @@ class Module:
         from .frame import prune
 
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
-        self.functions = kept
+        self.functions = _builtins_recreated(kept, everything, gone)
         if not self.options.get("compile_only"):
             # whole program drops variables no function uses any more; a relocatable module
             # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
