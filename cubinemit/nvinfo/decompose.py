@@ -408,9 +408,10 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
             out.append(f)
             continue
         # what is read of the propagation: recursion, which the entry's own facts do not
-        # change, and for an entry using %ctaid.z whether its callees do too (only then is the
-        # bare copy needed: most entries would pay for a copy they do not use)
-        flags = [n for n in ("reserved_smem", "tcgen05_1cta", "tcgen05_2cta") if getattr(f, n)]
+        # change, and for an entry using %ctaid.z or a flag of _PROPAGATED_FLAG whether its
+        # callees do too (only then is the bare copy needed: most entries would pay for a copy
+        # they do not use)
+        flags = [n for n in _PROPAGATED_FLAG if getattr(f, n)]
         if f.ctaid_z_used or flags:
             bare = attrs.evolve(f, ctaid_z_used=False, num_barriers=0, register_count=0, externs=(), **{n: False for n in flags})
         else:
