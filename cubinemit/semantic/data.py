@@ -698,10 +698,11 @@ def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
     inlined = _kernels_with_copies(obj)
     users = [k for k in sorted(names) if f".rela.text.{k}" in live and k not in inlined]
     current = None
+    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             current = y.section.name[len(".text.") :]
-        elif (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)) and current in names:
+        elif is_cap(y, tombstones) and current in names:
             users.append(current)
             break
     return sorted(set(users))
@@ -825,7 +826,8 @@ def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple
     # from sm_90 on .nv.reservedSmem.cap (or its tombstone) follows the walk when the first
     # function names shared memory: what comes after it is not walked (random -g probe:
     # `o:gout <cap> o:k0v1 ~.rel.text.k0`, k0v1 k0's own variable)
-    cap = next((i for i, y in enumerate(obj.symbols) if y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)), None)
+    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
+    cap = next((i for i, y in enumerate(obj.symbols) if is_cap(y, tombstones)), None)
     after_cap = {y.name for y in obj.symbols[cap + 1 :]} if cap is not None else set()
     # a kernel created before the cap (every kernel when there is none, sm_90 on) names no
     # shared memory: without callees nothing is privatised to it, so a name in its section
@@ -1026,10 +1028,11 @@ def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:
     .nv.reservedSmem.cap (or its tombstone) follows, None without a cap."""
     texts: list[str] = []
     cap_after = None
+    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             texts.append(y.section.name[len(".text.") :])
-        elif cap_after is None and texts and (y.name == ".nv.reservedSmem.cap" or (y.name_slot is None and y.other == 1)):
+        elif cap_after is None and texts and is_cap(y, tombstones):
             cap_after = texts[-1]
     return texts, cap_after
 
@@ -1329,3 +1332,162 @@ def _infer_coloured(
     for name in free:
         # users named directly by the kernels (or by a function nobody calls)
         shared[name].users = [k for k in names if k in choice[name]] or uncalled[:1]
+
+
+#: the reserved shared-memory symbols a function's PTX can name (reads of
+#: %reserved_smem_offset_end name none): emit.Emitter.reserved_reads
+RESERVED_READ_NAMES = ("offset0", "begin", "cap")
+
+
+def tombstone_names(obj: ElfObject) -> dict[int, str]:
+    """sm_90: which reserved symbol each deleted one (a tombstone: no name, st_other 1) was,
+    by ``id``. A deleted name stays in .strtab as zeros, read as the width of the name before
+    it: the zeros between two living names are the deleted names between them, and the
+    reserved names' lengths (offset0 24, begin 22, cap 20) tell which (a read of
+    %reserved_smem_offset_cap and shared memory both name cap). A group the zeros do not
+    explain is taken for the shared-memory cap, the tombstone ptxas makes most."""
+    slots = obj.strtab.slots
+    at = {id(slot): i for i, slot in enumerate(slots)}
+    widths = {n: len(f".nv.reservedSmem.{n}") + 1 for n in RESERVED_READ_NAMES}
+    out: dict[int, str] = {}
+    symbols = list(obj.symbols)
+    i = 0
+    while i < len(symbols):
+        if not (symbols[i].name_slot is None and symbols[i].other == 1):
+            i += 1
+            continue
+        j = i
+        while j < len(symbols) and symbols[j].name_slot is None and symbols[j].other == 1:
+            j += 1
+        group = symbols[i:j]
+        before = next((at[id(y.name_slot)] for y in reversed(symbols[:i]) if y.name_slot is not None and id(y.name_slot) in at), None)
+        after = next((at[id(y.name_slot)] for y in symbols[j:] if y.name_slot is not None and id(y.name_slot) in at), len(slots))
+        zeros = sum(max(s.width - len(s.encoded), 0) for s in slots[before:after]) if before is not None else -1
+        found = [c for c in itertools.combinations(RESERVED_READ_NAMES, len(group)) if sum(widths[n] for n in c) == zeros]
+        names = list(found[0]) if len(found) == 1 else ["cap"] * len(group)
+        if "offset0" in names:  # deleted in place, before the others
+            names.remove("offset0")
+            names.insert(0, "offset0")
+        for y, n in zip(group, names):
+            out[id(y)] = n
+        i = j
+    return out
+
+
+def reserved_name(y: Symbol, tombstones: Mapping[int, str]) -> str | None:
+    """The reserved symbol ``y`` is (``begin``, ``cap``, ``offset0``), living or deleted."""
+    if y.name_slot is None:
+        return tombstones.get(id(y)) if y.other == 1 else None
+    if y.name.startswith(".nv.reservedSmem."):
+        name = y.name[len(".nv.reservedSmem.") :]
+        return name if name in RESERVED_READ_NAMES else None
+    return None
+
+
+def is_cap(y: Symbol, tombstones: Mapping[int, str]) -> bool:
+    """``y`` is .nv.reservedSmem.cap or its tombstone."""
+    return reserved_name(y, tombstones) == "cap"
+
+
+def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
+    """From sm_90 on, the reserved symbols each function's code names (emit.reserved_reads):
+    those made after its symbols, in creation order, as the fact ``reserved_refs`` where the
+    shared-memory cap alone does not give them. sm_90 resolves a live reference and deletes
+    the symbol; one still named was only read by code the optimizer removed (fact
+    ``reserved_refs_dead``). Blackwell keeps every symbol: a live reference is a Mercury
+    relocation of the function's. A deleted offset0 (made with the module's symbols) is read
+    by the first function whose resolved references kept an empty .rela.text.<f> that
+    nothing else explains, on Blackwell by the functions whose Mercury relocations name it."""
+    family = family_of(obj.sm)
+    if family is Family.LEGACY:
+        return
+    blackwell = family is Family.BLACKWELL
+    tombstones = {} if blackwell else tombstone_names(obj)
+    merc: dict[str, set[str]] = {}
+    for s in obj.sections:
+        if s.mercury and s.relocs and isinstance(s.info, Section):
+            f = s.info.name.split(".text.", 1)[-1]
+            merc.setdefault(f, set()).update(r.symbol.name[len(".nv.reservedSmem.") :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(".nv.reservedSmem."))
+    funcs = {f.name: f for f in module.functions}
+    # a resolved reference asks for the function's relocation sections (kept or dropped): a
+    # symbol deleted without them was deleted for another function's reference
+    # (tests/probes_data/shared_refs_dead: k's references all removed, k2's resolved)
+    asked = {slot.text for slot in obj.shstrtab.slots} | {slot.text for slot in obj.strtab.slots}
+    refs: dict[str, list[str]] = {}
+    offset0_live = False
+    cap_deleted = False
+    current = None
+    for y in obj.symbols:  # creation order
+        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
+            current = y.section.name[len(".text.") :]
+            continue
+        name = reserved_name(y, tombstones)
+        if name == "offset0":
+            offset0_live = offset0_live or y.name_slot is None
+        elif name is not None and current in funcs:
+            refs.setdefault(current, []).append(name)
+            cap_deleted = cap_deleted or (name == "cap" and y.name_slot is None)
+            resolved_here = f".rel.text.{current}" in asked or f".rela.text.{current}" in asked
+            if not blackwell and (y.name_slot is not None or not resolved_here):
+                funcs[current].facts.setdefault("reserved_refs_dead", []).append(name)  # type: ignore[union-attr]
+    if blackwell:
+        # the Mercury relocations name what each function reads, made before or not
+        for f, names in merc.items():
+            for name in RESERVED_READ_NAMES:
+                if f in funcs and name in names and name not in refs.get(f, ()):
+                    refs.setdefault(f, []).append(name)
+        for f, names in refs.items():
+            dead = [n for n in names if n not in merc.get(f, set())]
+            if dead:
+                funcs[f].facts["reserved_refs_dead"] = dead
+    else:
+        _later_readers(obj, module, refs, offset0_live)
+    for f, names in refs.items():
+        fn = funcs[f]
+        dead = list(fn.facts.pop("reserved_refs_dead", []))  # type: ignore[call-overload]
+        trigger = bool(fn.facts.get("shared_refs_dead")) or any(d.space == "shared" and f in d.users for d in module.data)
+        # what the builder derives without the facts: the shared-memory cap, named by live
+        # references unless the optimizer removed them all (shared_refs_dead), deleted on
+        # sm_90 when some function's shared references stay (always under -g)
+        live = "cap" in names and "cap" not in dead
+        default_deleted = module.device_debug or _shared_resolved(module)
+        if names == (["cap"] if trigger else []) and (not names or (live == (trigger and not fn.facts.get("shared_refs_dead")) and (blackwell or cap_deleted == default_deleted))):
+            continue
+        fn.facts["reserved_refs"] = names
+        if dead:
+            fn.facts["reserved_refs_dead"] = dead
+
+
+def _later_readers(obj: ElfObject, module: Module, refs: dict[str, list[str]], offset0_live: bool) -> None:
+    """sm_90: a function reading a register whose symbol an earlier one made (or offset0,
+    made with the module's symbols) leaves only the empty .rela.text.<f> its resolved
+    reference kept (tests/probes_reserved: reserved_reads_begin, two kernels reading
+    %reserved_smem_offset_begin; reserved_reads_cap -c -O0, a kernel reading
+    %reserved_smem_offset_cap after one using shared memory). Such a function, reading none
+    itself, is taken to read the first register read live; a deleted offset0 is read by the
+    first such function, or by the first function that kept a .rela.text at all."""
+    funcs = {f.name: f for f in module.functions}
+    # -c keeps an empty .rela for nothing else but constants; whole-program code keeps one
+    # for its resolved shared references too (and calls of inlined callees): there only a
+    # read other than the cap's is looked for
+    rel = bool(module.options.get("compile_only"))
+    live = [n for f, names in refs.items() for n in names if n not in funcs[f].facts.get("reserved_refs_dead", ()) and (rel or n != "cap" or not any(d.space == "shared" and f in d.users for d in module.data))]
+    if offset0_live:
+        live.insert(0, "offset0")
+    if not live:
+        return
+    kept = {s.name: s for s in obj.sections if not s.mercury and s.name.startswith(".rela.text.")}
+    texts = [y.section.name[len(".text.") :] for y in obj.symbols if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text.")]
+    readers = [f for f in texts if f in funcs and f not in refs and f".rela.text.{f}" in kept and not kept[f".rela.text.{f}"].relocs and not (rel and funcs[f].constants)]
+    for f in readers:
+        refs[f] = [live[0]]
+    if offset0_live and not any("offset0" in names for names in refs.values()):
+        first = next((f for f in texts if f".rela.text.{f}" in kept), None)
+        if first is None:
+            raise NotImplementedError("a resolved read of %reserved_smem_offset_0 whose function the relocation sections do not tell")
+        refs.setdefault(first, []).append("offset0")
+
+
+def _shared_resolved(module: Module) -> bool:
+    """Whether some function's shared references stay after optimisation (emit.cap_resolved)."""
+    return any(not f.facts.get("shared_refs_dead") and any(d.space == "shared" and f.name in d.users for d in module.data) for f in module.functions)

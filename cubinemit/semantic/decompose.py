@@ -547,7 +547,7 @@ def decompose(obj: ElfObject) -> Module:
                     if _BUILTIN_COPY.match(sym.name):
                         linkage = "builtin"  # a ptxas builtin's copy ($__internal_N_$, WEAK)
                     module.functions.insert(0, Function(name=callee, linkage=linkage))
-    from .data import decompose_data, decompose_shared
+    from .data import decompose_data, decompose_reserved_reads, decompose_shared
 
     # .symtab order, worked out once for the readers below (decomposing changes no symbol)
     symbols = symbol_order(obj)
@@ -570,6 +570,7 @@ def decompose(obj: ElfObject) -> Module:
     after_shared = {id(d) for d in module.data}
     if whole_program:
         _drop_shared_asks(module)
+    decompose_reserved_reads(obj, module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module, symbols)
     if module.device_debug:

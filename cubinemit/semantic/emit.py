@@ -230,7 +230,7 @@ class _Emitter:
     def reserved_smem(self) -> None:
         """sm_90+ EXEC: the reserved shared-memory symbols and section."""
         f = facts(self.sm)
-        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=f.reserved_smem_offset)
+        self.offset0()
         reserved = self.reserved_section()
         alias = Symbol(self.obj.strtab.add("__nv_reservedSMEM_offset_0_alias"), _WEAK_NOTYPE, 0xA0, reserved, 0, f.reserved_smem_offset)
         self.obj.add_symbol(alias)
@@ -367,12 +367,17 @@ class _Emitter:
         # (through .nv.constant4), -g references to .const data, sm_90 -c references to the
         # tombstoned cap symbol
         # (and whole-program references to unresolved extern variables: decompose._resolved_extern_data)
+        # -g -c: a resolved read of a reserved register asks .rel, then .rela, kept empty,
+        # taken to come after the code's relocations (tests/probes_reserved, sm_90 and
+        # sm_100a; reserved_reads_callee: `.rela.text.ka .rel.text.ka`, a call then a read)
+        reads = self.rel and self.debug and bool(self.live_reads(fn))
         resolved = bool(fn.facts.get("resolved_relocations")) or (not (self.rel or self.debug) and bool(self.extern_calls(fn)))
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
-        shared_refs = not (self.rel or self.debug) and self.live_shared_refs(fn)
+        # (and resolved reads of %reserved_smem_offset_*: tests/probes_reserved)
+        shared_refs = not (self.rel or self.debug) and (self.live_shared_refs(fn) or bool(self.live_reads(fn)))
         # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
         # ("after_rel"), or after the own variables and bank named since ("after_bank"):
         # decompose._resolved_call
@@ -386,7 +391,7 @@ class _Emitter:
         # sm_90+: an indirect call resolved likewise (decompose._resolved_indirect_call)
         calls_clones = calls_clones or bool(fn.facts.get("resolved_indirect_call"))
         between = bool(fn.facts.get("own_between_asks")) and self.debug  # decompose._own_between
-        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden and not between:
+        if not fn.relocations and not calls_clones and not resolved and not shared_refs and not hidden and not between and not reads:
             if self.debug and self.order_names and fn.name == self.order_names[0]:
                 # -g: the first function names the module's taken functions even when its own
                 # code asks for nothing (dynpar_rdc -g -c, tests/probes_rw6: scale_chunk<float>
@@ -430,7 +435,7 @@ class _Emitter:
         # any call asks .rel first), printf and the data-address probes.
         legacy = self.family is Family.LEGACY
         rel, rela = _split(fn.relocations)
-        kept_empty = "rela_kept" in (fn.facts.get("resolved_relocations"), fn.facts.get("own_between_asks"))
+        kept_empty = "rela_kept" in (fn.facts.get("resolved_relocations"), fn.facts.get("own_between_asks")) or reads
         entries = {".rel": rel or None, ".rela": rela or ([] if kept_empty else None)}
         asked: list[str] = []
 
@@ -513,6 +518,9 @@ class _Emitter:
                 if not legacy:
                     ask(".rela")  # turned RELA at once from sm_90 on
             name_own()
+        if reads:
+            ask(".rel")
+            ask(".rela")
         if legacy and any(r.symbol != fn.name for r in rela):
             ask(".rela")
         if hidden_late:
@@ -630,7 +638,10 @@ class _Emitter:
         ``hidden_ask_at``, decompose._hidden_asks). A function with constants keeps an empty
         .rela (relocations_on_demand); other sections asked without entries are dropped."""
         rel, rela = _split(fn.relocations)
-        entries = {".rel": rel or None, ".rela": rela if fn.constants else (rela or None)}
+        # a resolved read of a reserved register keeps an empty .rela, as constants do
+        # (tests/probes_reserved -c: reserved_reads_begin, sm_90 and sm_100a)
+        keep = bool(fn.constants) or bool(self.live_reads(fn))
+        entries = {".rel": rel or None, ".rela": rela if keep else (rela or None)}
         at = fn.facts.get("hidden_ask_at")
         for kind, name in relocatable_walk(fn, at if isinstance(at, int) else None):
             if kind == "ask":
@@ -1172,6 +1183,54 @@ class _Emitter:
         """``fn``'s code references shared memory and the optimizer left a reference."""
         return not fn.facts.get("shared_refs_dead") and any(d.space == "shared" and fn.name in d.users for d in self.m.data)
 
+    def reserved_reads(self, fn: Function) -> list[str]:
+        """The reserved shared-memory symbols ``fn``'s PTX names, in first-reference order
+        (``.nv.reservedSmem.<name>``): shared memory names ``cap``, the base of its addresses,
+        and so does a read of %reserved_smem_offset_cap; %reserved_smem_offset_begin names
+        ``begin``, %reserved_smem_offset_0 ``offset0``; %reserved_smem_offset_end names none
+        (tests/probes_reserved). Fact ``reserved_refs`` where the code reads such a
+        register, else the shared-memory cap (:meth:`cap_trigger`)."""
+        if "reserved_refs" in fn.facts:
+            return list(fn.facts["reserved_refs"])  # type: ignore[arg-type]
+        return ["cap"] if self.cap_trigger(fn) else []
+
+    def live_reads(self, fn: Function) -> set[str]:
+        """The reserved symbols ``fn``'s code still names after optimisation: a read the
+        optimizer removed (fact ``reserved_refs_dead``) names its symbol all the same."""
+        if "reserved_refs" not in fn.facts:
+            return set()
+        return set(self.reserved_reads(fn)) - set(fn.facts.get("reserved_refs_dead", ()))  # type: ignore[arg-type]
+
+    def read_resolved(self, name: str) -> bool:
+        """sm_90 deletes a reserved symbol once a reference to it is resolved (Blackwell
+        keeps them for its Mercury relocations)."""
+        return self.family is not Family.BLACKWELL and any(name in self.live_reads(f) for f in self.m.functions)
+
+    def reserved_names(self, fn: Function) -> None:
+        """Where the first function naming them is processed (after the symbols the shared
+        cap comes after: :meth:`shared_cap`), the reserved symbols it names, each once, in its
+        first-reference order (tests/probes_reserved, sm_90 and sm_100a: `.nv.reservedSmem.cap
+        .nv.reservedSmem.begin` for a kernel storing to shared memory before it reads
+        %reserved_smem_offset_begin, the other way round after). A whole-program kernel names
+        its inlined callees' after its own."""
+        if self.family is Family.LEGACY:
+            return
+        for name in self.reserved_reads(fn):
+            if name == "cap":
+                self.shared_cap()
+            elif name != "offset0" and name not in self.reserved_made:
+                sym = self.obj.new_symbol(f".nv.reservedSmem.{name}", info=_WEAK_UND_OBJECT, size=4)
+                self.reserved_made.add(name)
+                if self.read_resolved(name):
+                    self.obj.tombstone(sym)
+
+    def offset0(self) -> None:
+        """.nv.reservedSmem.offset0 (WEAK UND at the reserved offset), deleted in place on sm_90
+        when a read of %reserved_smem_offset_0 is resolved."""
+        sym = self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+        if self.read_resolved("offset0"):
+            self.obj.tombstone(sym)
+
     def shared_cap(self) -> None:
         """After the first kernel with shared variables (and the first function's symbols):
         .nv.reservedSmem.cap (WEAK UND, at the reserved base) from sm_100 on; sm_90 creates it
@@ -1180,7 +1239,7 @@ class _Emitter:
             return
         self.cap_done = True
         cap = self.obj.new_symbol(".nv.reservedSmem.cap", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).shared_base)
-        if self.family is not Family.BLACKWELL and self.cap_resolved():
+        if self.family is not Family.BLACKWELL and (self.cap_resolved() or self.read_resolved("cap")):
             self.obj.tombstone(cap)
 
     def cap_resolved(self) -> bool:
@@ -1372,7 +1431,7 @@ class _Emitter:
         if self.family is Family.LEGACY:
             return
         if self.debug and not self.rel:  # -g: the offset symbol only; sm_110 adds the section and its object
-            self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+            self.offset0()
             if self.war() or self.tcgen05():
                 self.visible_walk(before_reserved=True)  # the visible variables' sections come first (sm_110)
                 self.reserved_objects(self.reserved_section())
@@ -1383,7 +1442,7 @@ class _Emitter:
         # relocatable output, -g or not (-g -c measured on every probe)
         for name in ("__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"):
             self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=8)
-        self.obj.new_symbol(".nv.reservedSmem.offset0", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).reserved_smem_offset)
+        self.offset0()
         if self.war() or self.tcgen05():  # relocatable: the objects' bytes only
             self.visible_walk(before_reserved=True)  # the visible variables' sections come first (sm_110)
             self.reserved_objects(self.reserved_section())
@@ -1424,6 +1483,7 @@ class _Emitter:
         self.shared = shared_layout(m, self.sm)
         self.plan = plan_data(m, [f.name for f in order], self.shared)
         self.cap_done = False
+        self.reserved_made: set[str] = set()
         self.plan_handles(order)
         protos = self.prototypes(order)
         self.signature_strings(order)
@@ -1470,8 +1530,7 @@ class _Emitter:
                     self.first_function_symbols()
                 else:
                     self.later_extern_slots(fn)
-                if self.cap_trigger(fn):
-                    self.shared_cap()
+                self.reserved_names(fn)
                 self.const0_size(fn)
             else:
                 if i == 0 and not early:
@@ -1480,8 +1539,7 @@ class _Emitter:
                 # order, used or not (sh_callgraph -c: `.text.dev_b $__db__42 $__db_unused__43
                 # .nv.info.dev_b`)
                 self.scoped_symbols(fn)
-                if self.cap_trigger(fn):
-                    self.shared_cap()
+                self.reserved_names(fn)
                 self.const0_size(fn)
                 nvi = self.section(f".nv.info.{fn.name}", SHT_CUDA_INFO, flags=SHF_INFO_LINK, addralign=4)
                 nvi.link, nvi.info = self.symtab, text
