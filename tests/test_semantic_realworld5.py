@@ -76,6 +76,7 @@ RULE_CASES = {
     "rel_before_shared": (("sm_75", "sm_90", "sm_100", "sm_120"), ("c", "O0_c")),
     # EIATTR_REG_RECONFIG (setmaxnreg with .maxnreg, whole program) after UNUSED_LOAD_BYTE_OFFSET
     "reg_reconfig": (("sm_90a",), ("def", "O0", "c", "g")),
+    "reg_reconfig_coop": (("sm_90a",), ("def", "O0", "lineinfo", "c", "g")),
     # -g below sm_90: resolved references ask .rel then .rela, neither kept
     "resolved_rel_rela": (("sm_75", "sm_86", "sm_89", "sm_90"), ("g", "def")),
     # -c -O0 sm_75: a 2-byte const_opt object is sized 4
