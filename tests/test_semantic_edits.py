@@ -48,6 +48,25 @@ def test_rename_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
     assert build(module) == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_rename_refused_where_a_section_is_named_after_the_ptx(ptxas_ok, tmp_path, target):
+    """-c -lineinfo names the PTX text section after the Adler-32 of the whole PTX file
+    (comments included, which the embedded text drops): ptxas's name for the renamed PTX
+    differs, and the rename is refused rather than written with the old name."""
+    import zlib
+
+    text = (oracle.PROBES / "func_calls.ptx").read_text()
+    data = _compile(tmp_path, "func_calls", text, target, "lineinfo_c")
+    named = [s.name for s in read_cubin(data).sections if s.name.startswith(".nv_debug_ptx_txt.")]
+    assert named == [f".nv_debug_ptx_txt.{zlib.adler32(text.encode())}"]
+    edited = _compile(tmp_path / "edited", "func_calls", text.replace("k_user2", "k_renamed_kernel"), target, "lineinfo_c")
+    assert named[0] not in {s.name for s in read_cubin(edited).sections}
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=r"nv_debug_ptx_txt\.\d+ is named after a checksum"):
+        module.rename_function("k_user2", "k_renamed_kernel")
+    assert module.function("k_user2").name == "k_user2"  # refused before anything changed
+
+
 @pytest.mark.parametrize("target", ("sm_80", "sm_86", "sm_89"))  # FP64 literal banks: below sm_90
 def test_rename_kernel_with_constant_objects_matches_ptxas(ptxas_ok, tmp_path, target):
     """-c: a kernel's FP64 literals become LOCAL objects named after it
