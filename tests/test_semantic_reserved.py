@@ -91,3 +91,15 @@ def test_dead_read_is_a_fact(ptxas_ok, target):
         module = Module.from_cubin(data)
         module.function("k").facts.pop("reserved_refs_dead")
         assert _reserved(module.to_cubin()) == [(OFFSET0, 0), ("", 1), ("", 1)]
+
+
+def test_unknown_reserved_name_is_refused(ptxas_ok):
+    """A spec naming a reserved symbol ptxas never makes is bad input: a ModelError naming the
+    function and the fact, not a symbol .nv.reservedSmem.<anything>."""
+    from cubinemit.errors import ModelError
+
+    data = oracle.compile_ptx(PROBES / "reserved_reads_dead.ptx", "sm_100a", "def").read_bytes()
+    module = Module.from_cubin(data)
+    module.function("k").facts["reserved_refs"] = ["begin", "end"]
+    with pytest.raises(ModelError, match=r"function 'k': fact reserved_refs"):
+        module.to_cubin()

@@ -57,7 +57,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -1191,7 +1191,10 @@ class _Emitter:
         (tests/probes_reserved). Fact ``reserved_refs`` where the code reads such a
         register, else the shared-memory cap (:meth:`cap_trigger`)."""
         if "reserved_refs" in fn.facts:
-            return list(fn.facts["reserved_refs"])  # type: ignore[arg-type]
+            names = fn.facts["reserved_refs"]
+            if not isinstance(names, list) or not all(n in RESERVED_READ_NAMES for n in names):
+                raise ModelError(f"function {fn.name!r}: fact reserved_refs {names!r} is not a list of {', '.join(RESERVED_READ_NAMES)}")
+            return list(names)
         return ["cap"] if self.cap_trigger(fn) else []
 
     def live_reads(self, fn: Function) -> set[str]:
