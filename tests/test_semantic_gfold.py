@@ -54,7 +54,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 def _targets(probe: Path) -> tuple[str, ...]:
     """The targets a probe compiles on: mbarriers and %reserved_smem_offset_1 need sm_80,
     tcgen05 sm_100a."""
-    if probe.stem == "fold_flags_tail":
+    if probe.stem in ("fold_flags_tail", "fold_tcgen05_single"):
         return ("sm_100a",)
     if probe.stem.startswith(("fold_mbarriers", "fold_flags")):
         return tuple(t for t in TARGETS if t != "sm_75")
@@ -126,6 +126,24 @@ def test_single_entry_folds_uncalled_functions(corpus, target):
     module = decompose(read_cubin(data))
     facts = next(f for f in module.functions if f.name == "k").facts["nvinfo"]
     assert not facts.get("externs") and not facts.get("ctaid_z_used") and not facts.get("num_barriers")
+
+
+def test_single_entry_folds_tensor_memory_last(corpus):
+    """One entry calling a tcgen05.alloc function: ptxas folds the callee's flags, then the
+    entry's AT_ENTRY_FRAGMENTS, after every other record but the parameter bank's, and keeps
+    the entry's own VRC_CTA_INIT_COUNT (0); the decomposed entry keeps the fragments as its own
+    fact, not the flags."""
+    from cubinemit.nvinfo.catalogue import EIAttr
+
+    data = corpus[("fold_tcgen05_single", "sm_100a", "g")].read_bytes()
+    attrs = [r.attr for r in _kernel_records(data, "k")]
+    folded = [EIAttr.RESERVED_SMEM_USED, EIAttr.TCGEN05_1CTA_USED, EIAttr.NUM_BARRIERS, EIAttr.NUM_MBARRIERS, EIAttr.AT_ENTRY_FRAGMENTS]
+    at = attrs.index(EIAttr.EXIT_INSTR_OFFSETS) + 1
+    assert attrs[at : at + len(folded)] == folded
+    vrc = next(r for r in _kernel_records(data, "k") if r.attr is EIAttr.VRC_CTA_INIT_COUNT)
+    assert vrc.value == 0
+    facts = next(f for f in decompose(read_cubin(data)).functions if f.name == "k").facts["nvinfo"]
+    assert facts.get("at_entry_fragments") == [6] and not facts.get("tcgen05_1cta") and not facts.get("reserved_smem")
 
 
 def test_stack_follows_the_matching_prototype(corpus):

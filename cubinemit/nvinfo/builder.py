@@ -392,6 +392,11 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
     barriers = max([facts.num_barriers, *(f.num_barriers for f in others)])
     mbarriers = _mbarrier_sum(facts, others)
     tail = [attr for attr in _FOLD_ORDER if any(_brings(f, attr) for f in others) and not _brings(facts, attr)]
+    if facts.at_entry_fragments and not (facts.tcgen05_1cta or facts.tcgen05_2cta) and any(f.tcgen05_1cta or f.tcgen05_2cta for f in others):
+        # the tensor-memory fragments the entry gets through a function allocating tensor
+        # memory come after the folded flags (tests/probes_gfold/fold_tcgen05_single, sm_100a:
+        # `RESERVED_SMEM_USED TCGEN05_1CTA_USED NUM_BARRIERS NUM_MBARRIERS AT_ENTRY_FRAGMENTS`)
+        tail.append(EIAttr.AT_ENTRY_FRAGMENTS)
     folded = list(facts.externs)
     for f in others:
         for e in f.externs:
@@ -519,6 +524,9 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
     # uncalled functions: fold_flags_single)
     tcgen05 = any(g.tcgen05_1cta or g.tcgen05_2cta for g in (facts, *reached))
     if kernels == 1 and facts.is_kernel:
+        # a single entry's VRC_CTA_INIT_COUNT is its own, called functions' tensor memory
+        # folded with the rest (tests/probes_gfold/fold_tcgen05_single)
+        tcgen05 = facts.tcgen05_1cta or facts.tcgen05_2cta
         ctaid_z_used, num_barriers, num_mbarriers, folded_tail, own, folded = _fold_module(facts, functions)
         tail, externs, late = list(folded_tail), list(own), list(folded)
     return Propagated(
@@ -692,7 +700,8 @@ def build_function_info(
         s.add(EIAttr.EXPLICIT_CLUSTER, Flag(EIAttr.EXPLICIT_CLUSTER))
     if module.tools_patch:
         s.add(EIAttr.TOOLS_PATCH_FUNC, Flag(EIAttr.TOOLS_PATCH_FUNC))
-    if f.at_entry_fragments:
+    prop = propagate(module, f, by_name) if _propagates(module, f) else None
+    if f.at_entry_fragments and not (prop is not None and EIAttr.AT_ENTRY_FRAGMENTS in prop.tail):
         s.add(EIAttr.AT_ENTRY_FRAGMENTS, U32List(EIAttr.AT_ENTRY_FRAGMENTS, f.at_entry_fragments))
     reserved = gate(s.arch, EIAttr.RESERVED_SMEM_USED).emission
     if (kernel and reserved is Emission.EVERY_FUNCTION) or f.reserved_smem:
@@ -710,7 +719,6 @@ def build_function_info(
         s.add(EIAttr.TCGEN05_2CTA_USED, Flag(EIAttr.TCGEN05_2CTA_USED))
     if kernel:
         s.add(EIAttr.MAXREG_COUNT, HalfValue(EIAttr.MAXREG_COUNT, maxreg_count(t, module, f)))
-    prop = propagate(module, f, by_name) if _propagates(module, f) else None
     externs = f.externs if prop is None else prop.externs
     if externs:
         s.add(EIAttr.EXTERNS, SymbolList(EIAttr.EXTERNS, externs))
@@ -794,6 +802,8 @@ def build_function_info(
                 s.add(_PROPAGATED, HalfValue(EIAttr.NUM_MBARRIERS, prop.num_mbarriers))  # type: ignore[arg-type]
             elif attr in (EIAttr.TCGEN05_1CTA_USED, EIAttr.TCGEN05_2CTA_USED):
                 s.add(_PROPAGATED, Flag(attr))
+            elif attr is EIAttr.AT_ENTRY_FRAGMENTS:
+                s.add(_PROPAGATED, U32List(attr, f.at_entry_fragments))
             elif attr is EIAttr.RESERVED_SMEM_USED:
                 if not (kernel and reserved is Emission.EVERY_FUNCTION):  # (then in place already)
                     s.add(_PROPAGATED, Flag(attr))
