@@ -698,7 +698,7 @@ def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
     inlined = _kernels_with_copies(obj)
     users = [k for k in sorted(names) if f".rela.text.{k}" in live and k not in inlined]
     current = None
-    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
+    tombstones = tombstone_names(obj)
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             current = y.section.name[len(".text.") :]
@@ -826,7 +826,7 @@ def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple
     # from sm_90 on .nv.reservedSmem.cap (or its tombstone) follows the walk when the first
     # function names shared memory: what comes after it is not walked (random -g probe:
     # `o:gout <cap> o:k0v1 ~.rel.text.k0`, k0v1 k0's own variable)
-    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
+    tombstones = tombstone_names(obj)
     cap = next((i for i, y in enumerate(obj.symbols) if is_cap(y, tombstones)), None)
     after_cap = {y.name for y in obj.symbols[cap + 1 :]} if cap is not None else set()
     # a kernel created before the cap (every kernel when there is none, sm_90 on) names no
@@ -1028,7 +1028,7 @@ def _cap_position(obj: ElfObject) -> tuple[list[str], str | None]:
     .nv.reservedSmem.cap (or its tombstone) follows, None without a cap."""
     texts: list[str] = []
     cap_after = None
-    tombstones = tombstone_names(obj) if family_of(obj.sm) is not Family.BLACKWELL else {}
+    tombstones = tombstone_names(obj)
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             texts.append(y.section.name[len(".text.") :])
@@ -1056,7 +1056,7 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
         if d.space == "shared" and d.scope in early and d.scope in funcs and funcs[d.scope].is_kernel:
             d.users = []
     capped = funcs.get(cap_after or "")
-    if capped is not None and capped.is_kernel and not any(d.space == "shared" and capped.name in d.users for d in module.data):
+    if capped is not None and capped.is_kernel and not shared_user(module, capped.name):
         # the kernel the cap follows names shared memory itself: its own variables, read as
         # unused from their late names, are used (nvcc -G layernorm_smem: `partial`, named
         # after .rela/.rel.text.k, the cap right after .nv.shared.k)
@@ -1086,7 +1086,7 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 raise NotImplementedError(f"-g: {u!r} reaches {d.name!r} before the first function naming shared memory, through no callee")
             users.append(callees[0])
         d.users = list(dict.fromkeys(users))
-    if cap_after is None or cap_after not in funcs or any(d.space == "shared" and cap_after in d.users for d in module.data):
+    if cap_after is None or cap_after not in funcs or shared_user(module, cap_after):
         return
     # the function the cap follows names shared memory itself: a device function named first
     # whose variable was read as a module one (its code section and the data walk name it at
@@ -1217,7 +1217,7 @@ def _infer_coloured(
         early = texts[: texts.index(cap_after)] if cap_after is not None else texts
         idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not funcs_by_name[k].calls}
         cap_fn = funcs_by_name.get(cap_after or "")
-        if cap_fn is not None and not cap_fn.is_kernel and not any(d.space == "shared" and cap_fn.name in d.users for d in module.data):
+        if cap_fn is not None and not cap_fn.is_kernel and not shared_user(module, cap_fn.name):
             cap_needs = {k for k in names if cap_fn.name in call_closure(funcs_by_name, k)} or None
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
     # objects whose kernels are known (privatised module objects, externs) may be the one
@@ -1339,13 +1339,43 @@ def _infer_coloured(
 RESERVED_READ_NAMES = ("offset0", "begin", "cap")
 
 
+def shared_user(module: Module, name: str) -> bool:
+    """The function ``name``'s code references a shared variable (the decomposition's users)."""
+    return any(d.space == "shared" and name in d.users for d in module.data)
+
+
+def live_shared_refs(module: Module, fn: Function) -> bool:
+    """``fn``'s code references shared memory and the optimizer left a reference."""
+    return not fn.facts.get("shared_refs_dead") and shared_user(module, fn.name)
+
+
+def cap_trigger(module: Module, fn: Function) -> bool:
+    """Whether .nv.reservedSmem.cap comes after ``fn``'s symbols: ``fn`` is the first
+    function whose code references shared memory (a kernel: after its .nv.shared.<k> and,
+    first, the first function's symbols; a -c device function: after its own .shared
+    variables). Declared but unused variables do not count (sh_rand14/21/22, sh_callgraph,
+    shared_module, shared_dynamic); PTX references the optimizer removed do (fact
+    shared_refs_dead: tests/probes_data/shared_refs_dead)."""
+    return bool(fn.facts.get("shared_refs_dead")) or live_shared_refs(module, fn)
+
+
+def cap_resolved(module: Module) -> bool:
+    """sm_90 deletes the cap once a reference to it is resolved: always under -g; whole-program
+    code whose shared references were all optimized away resolves none, and the cap stays
+    (decompose: :func:`_dead_shared_references`)."""
+    return module.device_debug or any(live_shared_refs(module, f) for f in module.functions)
+
+
 def tombstone_names(obj: ElfObject) -> dict[int, str]:
     """sm_90: which reserved symbol each deleted one (a tombstone: no name, st_other 1) was,
     by ``id``. A deleted name stays in .strtab as zeros, read as the width of the name before
     it: the zeros between two living names are the deleted names between them, and the
     reserved names' lengths (offset0 24, begin 22, cap 20) tell which (a read of
     %reserved_smem_offset_cap and shared memory both name cap). A group the zeros do not
-    explain is taken for the shared-memory cap, the tombstone ptxas makes most."""
+    explain is taken for the shared-memory cap, the tombstone ptxas makes most. Blackwell
+    deletes none (its Mercury relocations keep them)."""
+    if family_of(obj.sm) is Family.BLACKWELL:
+        return {}
     slots = obj.strtab.slots
     at = {id(slot): i for i, slot in enumerate(slots)}
     widths = {n: len(f".nv.reservedSmem.{n}") + 1 for n in RESERVED_READ_NAMES}
@@ -1402,18 +1432,14 @@ def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
     if family is Family.LEGACY:
         return
     blackwell = family is Family.BLACKWELL
-    tombstones = {} if blackwell else tombstone_names(obj)
-    merc: dict[str, set[str]] = {}
-    for s in obj.sections:
-        if s.mercury and s.relocs and isinstance(s.info, Section):
-            f = s.info.name.split(".text.", 1)[-1]
-            merc.setdefault(f, set()).update(r.symbol.name[len(".nv.reservedSmem.") :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(".nv.reservedSmem."))
+    tombstones = tombstone_names(obj)
     funcs = {f.name: f for f in module.functions}
     # a resolved reference asks for the function's relocation sections (kept or dropped): a
     # symbol deleted without them was deleted for another function's reference
     # (tests/probes_data/shared_refs_dead: k's references all removed, k2's resolved)
     asked = {slot.text for slot in obj.shstrtab.slots} | {slot.text for slot in obj.strtab.slots}
     refs: dict[str, list[str]] = {}
+    dead: dict[str, list[str]] = {}
     offset0_live = False
     cap_deleted = False
     current = None
@@ -1429,36 +1455,36 @@ def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
             cap_deleted = cap_deleted or (name == "cap" and y.name_slot is None)
             resolved_here = f".rel.text.{current}" in asked or f".rela.text.{current}" in asked
             if not blackwell and (y.name_slot is not None or not resolved_here):
-                funcs[current].facts.setdefault("reserved_refs_dead", []).append(name)  # type: ignore[union-attr]
+                dead.setdefault(current, []).append(name)
     if blackwell:
         # the Mercury relocations name what each function reads, made before or not
+        merc: dict[str, set[str]] = {}
+        for s in obj.sections:
+            if s.mercury and s.relocs and isinstance(s.info, Section):
+                f = s.info.name.split(".text.", 1)[-1]
+                merc.setdefault(f, set()).update(r.symbol.name[len(".nv.reservedSmem.") :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(".nv.reservedSmem."))
         for f, names in merc.items():
             for name in RESERVED_READ_NAMES:
                 if f in funcs and name in names and name not in refs.get(f, ()):
                     refs.setdefault(f, []).append(name)
-        for f, names in refs.items():
-            dead = [n for n in names if n not in merc.get(f, set())]
-            if dead:
-                funcs[f].facts["reserved_refs_dead"] = dead
+        dead = {f: [n for n in names if n not in merc.get(f, set())] for f, names in refs.items()}
     else:
-        _later_readers(obj, module, refs, offset0_live)
+        _later_readers(obj, module, refs, dead, offset0_live)
+    deleted = cap_resolved(module)
     for f, names in refs.items():
         fn = funcs[f]
-        dead = list(fn.facts.pop("reserved_refs_dead", []))  # type: ignore[call-overload]
-        trigger = bool(fn.facts.get("shared_refs_dead")) or any(d.space == "shared" and f in d.users for d in module.data)
         # what the builder derives without the facts: the shared-memory cap, named by live
         # references unless the optimizer removed them all (shared_refs_dead), deleted on
         # sm_90 when some function's shared references stay (always under -g)
-        live = "cap" in names and "cap" not in dead
-        default_deleted = module.device_debug or _shared_resolved(module)
-        if names == (["cap"] if trigger else []) and (not names or (live == (trigger and not fn.facts.get("shared_refs_dead")) and (blackwell or cap_deleted == default_deleted))):
+        live = "cap" in names and "cap" not in dead.get(f, ())
+        if names == (["cap"] if cap_trigger(module, fn) else []) and (not names or (live == live_shared_refs(module, fn) and (blackwell or cap_deleted == deleted))):
             continue
         fn.facts["reserved_refs"] = names
-        if dead:
-            fn.facts["reserved_refs_dead"] = dead
+        if dead.get(f):
+            fn.facts["reserved_refs_dead"] = dead[f]
 
 
-def _later_readers(obj: ElfObject, module: Module, refs: dict[str, list[str]], offset0_live: bool) -> None:
+def _later_readers(obj: ElfObject, module: Module, refs: dict[str, list[str]], dead: Mapping[str, list[str]], offset0_live: bool) -> None:
     """sm_90: a function reading a register whose symbol an earlier one made (or offset0,
     made with the module's symbols) leaves only the empty .rela.text.<f> its resolved
     reference kept (tests/probes_reserved: reserved_reads_begin, two kernels reading
@@ -1471,7 +1497,7 @@ def _later_readers(obj: ElfObject, module: Module, refs: dict[str, list[str]], o
     # for its resolved shared references too (and calls of inlined callees): there only a
     # read other than the cap's is looked for
     rel = bool(module.options.get("compile_only"))
-    live = [n for f, names in refs.items() for n in names if n not in funcs[f].facts.get("reserved_refs_dead", ()) and (rel or n != "cap" or not any(d.space == "shared" and f in d.users for d in module.data))]
+    live = [n for f, names in refs.items() for n in names if n not in dead.get(f, ()) and (rel or n != "cap" or not shared_user(module, f))]
     if offset0_live:
         live.insert(0, "offset0")
     if not live:
@@ -1486,8 +1512,3 @@ def _later_readers(obj: ElfObject, module: Module, refs: dict[str, list[str]], o
         if first is None:
             raise NotImplementedError("a resolved read of %reserved_smem_offset_0 whose function the relocation sections do not tell")
         refs.setdefault(first, []).append("offset0")
-
-
-def _shared_resolved(module: Module) -> bool:
-    """Whether some function's shared references stay after optimisation (emit.cap_resolved)."""
-    return any(not f.facts.get("shared_refs_dead") and any(d.space == "shared" and f.name in d.users for d in module.data) for f in module.functions)

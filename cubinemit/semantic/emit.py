@@ -57,7 +57,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -377,7 +377,7 @@ class _Emitter:
         # whole program: resolved references to shared memory the code makes (not merely a
         # section of declared, unreferenced variables: gsh_unused_no_cap asks nothing)
         # (and resolved reads of %reserved_smem_offset_*: tests/probes_reserved)
-        shared_refs = not (self.rel or self.debug) and (self.live_shared_refs(fn) or bool(self.live_reads(fn)))
+        shared_refs = not (self.rel or self.debug) and (live_shared_refs(self.m, fn) or bool(self.live_reads(fn)))
         # a resolved subroutine call: .rela, then .rel; or .rela right after a reference's .rel
         # ("after_rel"), or after the own variables and bank named since ("after_bank"):
         # decompose._resolved_call
@@ -1170,32 +1170,19 @@ class _Emitter:
     def uses_shared(self, fn: Function) -> bool:
         return bool(self.shared_objects(fn))
 
-    def cap_trigger(self, fn: Function) -> bool:
-        """Whether .nv.reservedSmem.cap comes after ``fn``'s symbols: ``fn`` is the first
-        function whose code references shared memory (a kernel: after its .nv.shared.<k> and,
-        first, the first function's symbols; a -c device function: after its own .shared
-        variables). Declared but unused variables do not count (sh_rand14/21/22, sh_callgraph,
-        shared_module, shared_dynamic); PTX references the optimizer removed do (fact
-        shared_refs_dead: tests/probes_data/shared_refs_dead)."""
-        return bool(fn.facts.get("shared_refs_dead")) or self.live_shared_refs(fn)
-
-    def live_shared_refs(self, fn: Function) -> bool:
-        """``fn``'s code references shared memory and the optimizer left a reference."""
-        return not fn.facts.get("shared_refs_dead") and any(d.space == "shared" and fn.name in d.users for d in self.m.data)
-
     def reserved_reads(self, fn: Function) -> list[str]:
         """The reserved shared-memory symbols ``fn``'s PTX names, in first-reference order
         (``.nv.reservedSmem.<name>``): shared memory names ``cap``, the base of its addresses,
         and so does a read of %reserved_smem_offset_cap; %reserved_smem_offset_begin names
         ``begin``, %reserved_smem_offset_0 ``offset0``; %reserved_smem_offset_end names none
         (tests/probes_reserved). Fact ``reserved_refs`` where the code reads such a
-        register, else the shared-memory cap (:meth:`cap_trigger`)."""
+        register, else the shared-memory cap (data.cap_trigger)."""
         if "reserved_refs" in fn.facts:
             names = fn.facts["reserved_refs"]
             if not isinstance(names, list) or not all(n in RESERVED_READ_NAMES for n in names):
                 raise ModelError(f"function {fn.name!r}: fact reserved_refs {names!r} is not a list of {', '.join(RESERVED_READ_NAMES)}")
             return list(names)
-        return ["cap"] if self.cap_trigger(fn) else []
+        return ["cap"] if cap_trigger(self.m, fn) else []
 
     def live_reads(self, fn: Function) -> set[str]:
         """The reserved symbols ``fn``'s code still names after optimisation: a read the
@@ -1242,16 +1229,8 @@ class _Emitter:
             return
         self.cap_done = True
         cap = self.obj.new_symbol(".nv.reservedSmem.cap", info=_WEAK_UND_OBJECT, size=4, value=facts(self.sm).shared_base)
-        if self.family is not Family.BLACKWELL and (self.cap_resolved() or self.read_resolved("cap")):
+        if self.family is not Family.BLACKWELL and (cap_resolved(self.m) or self.read_resolved("cap")):
             self.obj.tombstone(cap)
-
-    def cap_resolved(self) -> bool:
-        """sm_90 deletes the cap once a reference to it is resolved; whole-program code whose
-        shared references were all optimized away resolves none, and the cap stays
-        (decompose: data._dead_shared_references)."""
-        if self.debug:
-            return True
-        return any(self.live_shared_refs(f) for f in self.m.functions)
 
     def extern_slots(self) -> None:
         """Whole program: when the first function calls an extern function, its address takes

@@ -542,14 +542,14 @@ class Module:
         copies and their ``$kernel$callee`` names, the facts)."""
         if any(f.name == new for f in self.functions):
             raise ModelError(f"cannot rename {old!r} to {new!r}: {new!r} exists")
-        self.function(old)  # a ModelError naming an unknown function, before anything else
+        fn = self.function(old)  # a ModelError naming an unknown function, before anything else
         for dbg in self.debug:
             if dbg.name.startswith(".nv_debug_ptx_txt."):
                 # relocatable output with line tables names the PTX text section after the
                 # Adler-32 of the whole PTX file, comments included (measured: ThunderKittens
                 # -lineinfo PTX, -c), which a rename changes and the module does not hold
                 raise ModelError(f"cannot rename {old!r}: {dbg.name} is named after a checksum of the whole PTX file, which the rename changes")
-        self.function(old).name = new
+        fn.name = new
         self.facts = _renamed(self.facts, old, new)  # type: ignore[assignment]
         for f in self.functions:
             f.facts = _renamed(f.facts, old, new)  # type: ignore[assignment]
