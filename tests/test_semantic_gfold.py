@@ -54,7 +54,7 @@ def corpus(ptxas_ok) -> dict[tuple[str, str, str], Path]:
 def _targets(probe: Path) -> tuple[str, ...]:
     """The targets a probe compiles on: mbarriers and %reserved_smem_offset_1 need sm_80,
     tcgen05 sm_100a."""
-    if probe.stem in ("fold_flags_tail", "fold_tcgen05_single"):
+    if probe.stem.startswith("fold_tcgen05") or probe.stem == "fold_flags_tail":
         return ("sm_100a",)
     if probe.stem.startswith(("fold_mbarriers", "fold_flags")):
         return tuple(t for t in TARGETS if t != "sm_75")
@@ -144,6 +144,41 @@ def test_single_entry_folds_tensor_memory_last(corpus):
     assert vrc.value == 0
     facts = next(f for f in decompose(read_cubin(data)).functions if f.name == "k").facts["nvinfo"]
     assert facts.get("at_entry_fragments") == [6] and not facts.get("tcgen05_1cta") and not facts.get("reserved_smem")
+
+
+def test_single_entry_folds_fragments_after_externs(corpus):
+    """With a callee that brings an extern too, the folded EXTERNS comes before the
+    AT_ENTRY_FRAGMENTS, which stays last (ptxas: `... NUM_MBARRIERS EXTERNS
+    AT_ENTRY_FRAGMENTS CBANK_PARAM_SIZE`)."""
+    from cubinemit.nvinfo.catalogue import EIAttr
+
+    records = _kernel_records(corpus[("fold_tcgen05_externs", "sm_100a", "g")].read_bytes(), "k")
+    attrs = [r.attr for r in records]
+    at = attrs.index(EIAttr.NUM_MBARRIERS)
+    assert attrs[at : at + 4] == [EIAttr.NUM_MBARRIERS, EIAttr.EXTERNS, EIAttr.AT_ENTRY_FRAGMENTS, EIAttr.CBANK_PARAM_SIZE]
+    assert records[at + 1].symbols == ("vprintf",)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_single_entry_externs_in_text_order(corpus, target):
+    """The uncalled e (first in .text) brings vprintf, k itself malloc: each new extern is put in
+    front as ptxas walks .text, the entry at its own place, so `malloc vprintf`."""
+    records = _kernel_records(corpus[("fold_single_text_order", target, "g")].read_bytes(), "k")
+    assert [r.symbols for r in records if hasattr(r, "symbols")] == [("malloc", "vprintf")]
+
+
+def test_single_entry_folds_tensor_memory_groups(corpus):
+    """A cta_group::2 alloc's NUM_MBARRIERS 0 is not folded into a single entry; functions
+    using each group give the entry both flags and both fragments."""
+    from cubinemit.nvinfo.catalogue import EIAttr
+
+    cta2 = [r.attr for r in _kernel_records(corpus[("fold_tcgen05_cta2_single", "sm_100a", "g")].read_bytes(), "k")]
+    assert EIAttr.NUM_MBARRIERS not in cta2
+    at = cta2.index(EIAttr.EXIT_INSTR_OFFSETS) + 1
+    assert cta2[at : at + 3] == [EIAttr.RESERVED_SMEM_USED, EIAttr.TCGEN05_2CTA_USED, EIAttr.AT_ENTRY_FRAGMENTS]
+    both = _kernel_records(corpus[("fold_tcgen05_both_groups", "sm_100a", "g")].read_bytes(), "k")
+    assert {EIAttr.TCGEN05_1CTA_USED, EIAttr.TCGEN05_2CTA_USED} <= {r.attr for r in both}
+    assert next(r for r in both if r.attr is EIAttr.AT_ENTRY_FRAGMENTS).values == (6, 7)
 
 
 def test_stack_follows_the_matching_prototype(corpus):

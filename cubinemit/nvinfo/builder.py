@@ -381,8 +381,9 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
     uncalled function's %ctaid.z, barriers, mbarriers, tcgen05 and reserved shared memory use,
     externs), as a last step whose records come after all others in a fixed order
     (:data:`_FOLD_ORDER`; NUM_MBARRIERS the sum: tests/probes_gfold/fold_mbarriers_single),
-    then EXTERNS when the functions bring externs the entry does not call itself. That record
-    replaces the entry's own and starts from it, each new extern put in front as the functions
+    then EXTERNS when the functions bring externs the entry does not call itself, then the
+    entry's AT_ENTRY_FRAGMENTS when only a function allocates tensor memory. That EXTERNS record
+    replaces the entry's own: each extern put in front as the functions, the entry among them,
     are walked in .text order (own free, then a callee's malloc: ``malloc free``). Registers and stack still follow
     the calls. tests/probes_gfold/fold_single_* (every target), virtual_shapes -g
     (tests/probes_rw3). Returns ctaid_z_used, num_barriers, num_mbarriers, the tail, the
@@ -392,19 +393,30 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
     barriers = max([facts.num_barriers, *(f.num_barriers for f in others)])
     mbarriers = _mbarrier_sum(facts, others)
     tail = [attr for attr in _FOLD_ORDER if any(_brings(f, attr) for f in others) and not _brings(facts, attr)]
-    if facts.at_entry_fragments and not (facts.tcgen05_1cta or facts.tcgen05_2cta) and any(f.tcgen05_1cta or f.tcgen05_2cta for f in others):
-        # the tensor-memory fragments the entry gets through a function allocating tensor
-        # memory come after the folded flags (tests/probes_gfold/fold_tcgen05_single, sm_100a:
-        # `RESERVED_SMEM_USED TCGEN05_1CTA_USED NUM_BARRIERS NUM_MBARRIERS AT_ENTRY_FRAGMENTS`)
-        tail.append(EIAttr.AT_ENTRY_FRAGMENTS)
-    folded = list(facts.externs)
-    for f in others:
-        for e in f.externs:
+    if not mbarriers and EIAttr.NUM_MBARRIERS in tail:
+        # a cta_group::2 tcgen05.alloc's NUM_MBARRIERS 0 alone is not folded here, where an
+        # entry reaching it with several entries gets one (fold_tcgen05_cta2_single, fold_flags_tail)
+        tail.remove(EIAttr.NUM_MBARRIERS)
+    # the module's externs as ptxas meets them walking every function in .text order, the
+    # entry at its own place, each new one put in front (fold_single_order: k's free, then
+    # g's malloc gives `malloc free`; fold_single_text_order: e's vprintf, then k's own
+    # malloc gives `malloc vprintf`)
+    folded: list[str] = []
+    for f in functions.values():
+        for e in (facts if f.name == facts.name else f).externs:
             if e not in folded:
                 folded.insert(0, e)
-    if folded == list(facts.externs):
+    if set(folded) != set(facts.externs):
+        tail.append(EIAttr.EXTERNS)
+    if facts.at_entry_fragments and not (facts.tcgen05_1cta or facts.tcgen05_2cta) and any(f.tcgen05_1cta or f.tcgen05_2cta for f in others):
+        # the tensor-memory fragments the entry gets through a function allocating tensor
+        # memory come after the folded flags and the folded EXTERNS, last
+        # (tests/probes_gfold/fold_tcgen05_single, sm_100a: `RESERVED_SMEM_USED
+        # TCGEN05_1CTA_USED NUM_BARRIERS NUM_MBARRIERS AT_ENTRY_FRAGMENTS`;
+        # fold_tcgen05_externs: `... NUM_MBARRIERS EXTERNS AT_ENTRY_FRAGMENTS`)
+        tail.append(EIAttr.AT_ENTRY_FRAGMENTS)
+    if EIAttr.EXTERNS not in tail:
         return ctaid, barriers, mbarriers, tuple(tail), tuple(facts.externs), ()
-    tail.append(EIAttr.EXTERNS)
     return ctaid, barriers, mbarriers, tuple(tail), (), tuple(folded)
 
 
