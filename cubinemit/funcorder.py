@@ -893,10 +893,22 @@ def declaration_order_from(
             named += [n for n in users if n not in named_set]
             cand = place_builtins([table[n] for n in named] + [f for f in funcs if _injected(f)])
         cand = [real[f.name] for f in cand]
-        if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
-            if accept is None or accept(cand):
-                return cand
+        if _matches(cand):
+            return cand
+        if builtins_placed or not any(_injected(f) for f in cand):
+            return None
+        got = function_order(cand, mode)
+        if [n for n in got if not _injected(table[n])] != [n for n in want if not _injected(table[n])]:
+            return None  # (moving builtins changes where only they land)
+        for moved in _later_builtins(cand):
+            if definition_order(moved) is not None and _matches(moved):
+                return moved
         return None
+
+    def _matches(cand: list[PtxFunction]) -> bool:
+        if function_order(cand, mode) == want and (symbols is None or symbol_order(cand, mode, want) == list(symbols)):
+            return accept is None or accept(cand)
+        return False
 
     found: list[PtxFunction] | None = None
     if mode.whole_program or mode.creation_style:
@@ -921,6 +933,30 @@ def declaration_order_from(
     if found is None:
         raise ModelError(f"no declaration order makes ptxas emit {want} ({mode})")
     return found
+
+
+#: at most this many later places are tried for a run of builtins (a bound, not a rule)
+_BUILTIN_SHIFTS = 400
+
+
+def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
+    """``cand`` (builtins created as early as their caller's body can come) with one run of
+    builtins standing later: ptxas creates them when it parses the body, and a body may come
+    well after its function is first mentioned (a prototype declared it earlier: fz f064 -c
+    sm_100a, ``e d`` declared, then ``d``, ``k`` and ``e`` defined: e's tcgen05.alloc
+    guardrails are created after k, and the DFS emits them before k)."""
+    at = 0
+    while at < len(cand):
+        if not _injected(cand[at]):
+            at += 1
+            continue
+        end = at
+        while end < len(cand) and _injected(cand[end]):
+            end += 1
+        run, rest = cand[at:end], cand[:at] + cand[end:]
+        for place in range(at + 1, min(len(rest), at + _BUILTIN_SHIFTS) + 1):
+            yield rest[:place] + run + rest[place:]
+        at = end
 
 
 def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
