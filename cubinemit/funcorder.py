@@ -901,7 +901,7 @@ def declaration_order_from(
         if [n for n in got if not _injected(table[n])] != [n for n in want if not _injected(table[n])]:
             return None  # (moving builtins changes where only they land)
         for moved in _later_builtins(cand):
-            if definition_order(moved) is not None and _matches(moved):
+            if _matches(moved):
                 return moved
         return None
 
@@ -935,28 +935,55 @@ def declaration_order_from(
     return found
 
 
-#: at most this many later places are tried for a run of builtins (a bound, not a rule)
-_BUILTIN_SHIFTS = 400
+#: at most this many placements of the bodies that create builtins are tried (a bound, not a rule)
+_BODY_PLACES = 4000
 
 
 def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
-    """``cand`` (builtins created as early as their caller's body can come) with one run of
-    builtins standing later: ptxas creates them when it parses the body, and a body may come
-    well after its function is first mentioned (a prototype declared it earlier: fz f064 -c
-    sm_100a, ``e d`` declared, then ``d``, ``k`` and ``e`` defined: e's tcgen05.alloc
-    guardrails are created after k, and the DFS emits them before k)."""
-    at = 0
-    while at < len(cand):
-        if not _injected(cand[at]):
-            at += 1
-            continue
-        end = at
-        while end < len(cand) and _injected(cand[end]):
-            end += 1
-        run, rest = cand[at:end], cand[:at] + cand[end:]
-        for place in range(at + 1, min(len(rest), at + _BUILTIN_SHIFTS) + 1):
-            yield rest[:place] + run + rest[place:]
-        at = end
+    """Creation orders of ``cand``'s functions with the bodies that create builtins parsed later
+    than :func:`place_builtins` puts them. ptxas creates a body's builtins, those it calls that
+    do not exist yet, when it parses the body, and a body may come well after its function is
+    first mentioned: a prototype declared it earlier (fz f064 -c sm_100a: ``e d`` declared, then
+    ``d``, ``k`` and ``e`` defined, e's tcgen05.alloc guardrails are created after k and the DFS
+    emits them before k; fz2 g054: f0 declared first and defined after k0, whose body creates
+    the f64 division builtin, so f0's creates only the f32 one, after it)."""
+    table = _table(cand)
+    users = [f for f in cand if not _injected(f)]
+    index = {f.name: i for i, f in enumerate(users)}
+    creators = [f for f in users if f.is_defined and any(_injected(table[c]) for c in f.calls)]
+
+    def earliest(f: PtxFunction) -> int:
+        refs = [index[c] for c in (*f.calls, *f.address_taken) if c in index]
+        return max([index[f.name], *refs])
+
+    def created(bodies: dict[int, Sequence[PtxFunction]]) -> list[PtxFunction]:
+        out: list[PtxFunction] = []
+        made: set[str] = set()
+        for i, u in enumerate(users):
+            out.append(u)
+            made.add(u.name)
+            for f in bodies.get(i, ()):
+                for c in f.calls:
+                    if _injected(table[c]) and c not in made:
+                        made.add(c)
+                        out.append(table[c])
+        return out + [table[n] for n in _builtin_tail([f.name for f in out if _injected(f)], table, made)]
+
+    first = [earliest(f) for f in creators]
+    tries = 0
+    for place in itertools.product(*(range(e, len(users)) for e in first)):
+        groups: dict[int, list[PtxFunction]] = {}
+        for f, at in zip(creators, place):
+            groups.setdefault(at, []).append(f)
+        # bodies after the same declaration come in either order in the PTX text
+        keys = sorted(groups)
+        for orders in itertools.product(*(itertools.permutations(groups[k]) for k in keys)):
+            tries += 1
+            if tries > _BODY_PLACES:
+                return
+            out = created(dict(zip(keys, orders)))
+            if len(out) == len(cand) and out != cand:
+                yield out
 
 
 def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
