@@ -898,7 +898,7 @@ def declaration_order_from(
         if builtins_placed or not any(_injected(f) for f in cand):
             return None
         got = function_order(cand, mode)
-        if [n for n in got if not _injected(table[n])] != [n for n in want if not _injected(table[n])]:
+        if got == want or [n for n in got if not _injected(table[n])] != [n for n in want if not _injected(table[n])]:
             return None  # (moving builtins changes where only they land)
         for moved in _later_builtins(cand):
             if _matches(moved):
@@ -935,8 +935,9 @@ def declaration_order_from(
     return found
 
 
-#: at most this many placements of the bodies that create builtins are tried (a bound, not a rule)
-_BODY_PLACES = 4000
+#: the placements of the bodies that create builtins tried, times the functions (a bound, not
+#: a rule: each try orders the whole module)
+_BODY_PLACES = 400_000
 
 
 def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
@@ -978,7 +979,7 @@ def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
         # bodies after the same declaration come in either order in the PTX text
         keys = sorted(groups)
         for orders in itertools.product(*(itertools.permutations(groups[k]) for k in keys)):
-            tries += 1
+            tries += len(cand)
             if tries > _BODY_PLACES:
                 return
             out = created(dict(zip(keys, orders)))
