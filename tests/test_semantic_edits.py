@@ -132,6 +132,38 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     assert got == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_rename_keeps_or_refuses_the_copy_layout(ptxas_ok, tmp_path, target, mode):
+    """Whole program lays a kernel's copies of its callees out by name: renaming fa to fb keeps
+    fa's copy before fc's and gives ptxas's bytes for the renamed PTX; fz would come after fc,
+    with other code, so that rename is refused, naming both copies (tests/probes_fp/fp_clone_layout)."""
+    src = oracle.PROBES.parent / "probes_fp" / "fp_clone_layout.ptx"
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
+    module.rename_function("fa", "fb")
+    want = _compile(tmp_path / "edited", src.stem, re.sub(r"\bfa(?=\b|_)", "fb", text), target, mode)
+    assert build(module) == want
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, mode)))
+    with pytest.raises(ModelError, match="'fz'.*past the copy of 'fc'"):
+        module.rename_function("fa", "fz")
+    assert module.function("fa").name == "fa"  # refused before anything changed
+
+
+@pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+@pytest.mark.parametrize("kernel", ["k_fp64", "k_plain"])
+def test_remove_the_fp64_kernel_restores_the_fastpath_mask(ptxas_ok, tmp_path, target, mode, kernel):
+    """.nv.compat CAN_FASTPATH_FINALIZE is the AND over the module's code: on sm_100 FP64
+    arithmetic clears bit 3 (9 -> 1). Removing the kernel that adds doubles gives 9 back, as
+    ptxas does for the PTX without it; removing the other keeps 1 (fz3 h030 sm_100a; other
+    targets carry no such bit)."""
+    before = []
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "fastpath_fp64.ptx", kernel, target, mode, lambda m: before.append(m.facts.get("fastpath")))
+    assert before == [1 if target.startswith("sm_100") else None]
+    assert got == want
+
+
 @pytest.mark.parametrize("target", TARGETS + ("sm_110",))
 @pytest.mark.parametrize(
     "probe, kernel",

@@ -259,6 +259,22 @@ def fastpath_mask(arch: str | Target) -> int:
     return {100: 0x9, 120: 0x50}.get(t.sm, 0)
 
 
+#: sm_100/100a/100f: the FP64 arithmetic opcodes (bits 0-8 of an instruction's first word;
+#: bits 9-11 pick the operand form) whose presence in any .text clears bit 3 of
+#: CAN_FASTPATH_FINALIZE (9 -> 1): DMUL 0x28, DADD 0x29, DSETP 0x2a (min/max too), DFMA 0x2b;
+#: F2F conversions leave it (measured one instruction per kernel; tests/probes_data/fastpath_fp64)
+_FASTPATH_FP64_OPS: Final = frozenset({0x28, 0x29, 0x2A, 0x2B})
+
+
+def fastpath_cleared(arch: str | Target, sass: bytes) -> int:
+    """The CAN_FASTPATH_FINALIZE bits ``sass`` clears (what an edit that removes functions needs
+    to know whether the module's mask comes back): bit 3 on sm_100 for FP64 arithmetic."""
+    if parse_target(arch).sm != 100:
+        return 0
+    fp64 = any(int.from_bytes(sass[i : i + 2], "little") & 0x1FF in _FASTPATH_FP64_OPS for i in range(0, len(sass) - 15, 16))
+    return 0x8 if fp64 else 0
+
+
 #: SASS opcodes (bits 0-11 of an instruction's first word) that make ptxas write ISA_CLASS 2
 #: in .nv.compat, by family: texture (0xf60-0xf6f: TEX, TXQ...) and surface (0xf98-0xf9f:
 #: SULD, SUST, SURED) instructions, bulk copies (0x3ba), tensor-map copies (0x3a8), cluster

@@ -495,6 +495,23 @@ class Module:
             victims = [f for f in everything if f.name in gone]
             if any(asks_isa_class2(self.target, f.sass) for f in victims) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
                 self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
+        if "fastpath" in self.facts:
+            # CAN_FASTPATH_FINALIZE is the AND over the module's code: bits only removed code
+            # cleared come back (sm_100: FP64 arithmetic; tests/probes_data/fastpath_fp64)
+            from ..nvinfo.gating import fastpath_cleared, fastpath_mask
+
+            cleared = 0
+            for f in kept:
+                cleared |= fastpath_cleared(self.target, f.sass)
+            lost = 0
+            for f in everything:
+                lost |= fastpath_cleared(self.target, f.sass)
+            value = int(self.facts["fastpath"])  # type: ignore[call-overload]
+            restored = value | (lost & ~cleared & fastpath_mask(self.target))
+            if restored == fastpath_mask(self.target):
+                self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
+            elif restored != value:
+                self.facts = {**self.facts, "fastpath": restored}
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
@@ -549,6 +566,15 @@ class Module:
                 # Adler-32 of the whole PTX file, comments included (measured: ThunderKittens
                 # -lineinfo PTX, -c), which a rename changes and the module does not hold
                 raise ModelError(f"cannot rename {old!r}: {dbg.name} is named after a checksum of the whole PTX file, which the rename changes")
+        for f in self.functions:
+            # whole program: ptxas lays a kernel's copies of its callees out in its code by the
+            # callee's name (fz3 h006 def: f1 f2 f4; f2 renamed zz_f2 comes after f4, with other
+            # call offsets in the SASS), so a rename that passes another copy's name would
+            # change the SASS, which the module holds as leaf data
+            others = [n for n, _, _ in f.inlined if n != old]
+            if any(n == old for n, _, _ in f.inlined) and any((old.encode() < n.encode()) != (new.encode() < n.encode()) for n in others):
+                passed = next(n for n in others if (old.encode() < n.encode()) != (new.encode() < n.encode()))
+                raise ModelError(f"cannot rename {old!r} to {new!r}: its copy in {f.name!r} would move past the copy of {passed!r} (ptxas lays copies out by name), which changes the SASS")
         fn.name = new
         self.facts = _renamed(self.facts, old, new)  # type: ignore[assignment]
         for f in self.functions:
