@@ -152,14 +152,14 @@ def test_rename_keeps_or_refuses_the_copy_layout(ptxas_ok, tmp_path, target, mod
 
 @pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c", "O0"])
-@pytest.mark.parametrize("kernel", ["k_fp64", "k_plain"])
-def test_remove_the_fp64_kernel_restores_the_fastpath_mask(ptxas_ok, tmp_path, target, mode, kernel):
+@pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div")])
+def test_remove_the_fp64_kernel_restores_the_fastpath_mask(ptxas_ok, tmp_path, target, mode, probe, kernel):
     """.nv.compat CAN_FASTPATH_FINALIZE is the AND over the module's code: on sm_100 FP64
     arithmetic clears bit 3 (9 -> 1). Removing the kernel that adds doubles gives 9 back, as
-    ptxas does for the PTX without it; removing the other keeps 1 (fz3 h030 sm_100a; other
-    targets carry no such bit)."""
+    ptxas does for the PTX without it; removing the other keeps 1, as does removing it where
+    sqrt.rn.f32 code stays (fz3 h030 sm_100a; other targets carry no such bit)."""
     before = []
-    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "fastpath_fp64.ptx", kernel, target, mode, lambda m: before.append(m.facts.get("fastpath")))
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / f"{probe}.ptx", kernel, target, mode, lambda m: before.append(m.facts.get("fastpath")))
     assert before == [1 if target.startswith("sm_100") else None]
     assert got == want
 

@@ -264,15 +264,36 @@ def fastpath_mask(arch: str | Target) -> int:
 #: CAN_FASTPATH_FINALIZE (9 -> 1): DMUL 0x28, DADD 0x29, DSETP 0x2a (min/max too), DFMA 0x2b;
 #: F2F conversions leave it (measured one instruction per kernel; tests/probes_data/fastpath_fp64)
 _FASTPATH_FP64_OPS: Final = frozenset({0x28, 0x29, 0x2A, 0x2B})
+#: ... and f32 operations ptxas expands with denormal handling: sqrt.rn, div.rn (FCHK 0x102
+#: checks its fast path), rsqrt/sqrt/ex2/lg2.approx without .ftz (MUFU 0x108, function in bits
+#: 10-13 of the second word: EX2 2, LG2 3, RSQ 5, SQRT 8; bit 8 marks F16). Their .ftz forms
+#: leave the bit with the same MUFU instruction, as do sin/cos/tanh, rcp.rn and the integer
+#: division's MUFU.RCP, so these only say the code may have cleared it.
+_FASTPATH_FCHK: Final = 0x102
+_FASTPATH_MUFU: Final = 0x108
+_FASTPATH_MUFU_FUNCS: Final = frozenset({2, 3, 5, 8})
 
 
-def fastpath_cleared(arch: str | Target, sass: bytes) -> int:
-    """The CAN_FASTPATH_FINALIZE bits ``sass`` clears (what an edit that removes functions needs
-    to know whether the module's mask comes back): bit 3 on sm_100 for FP64 arithmetic."""
+def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True) -> int:
+    """The CAN_FASTPATH_FINALIZE bits ``sass`` may have cleared (what an edit that removes
+    functions needs to know whether the module's mask comes back): on sm_100 bit 3, with FP64
+    arithmetic for certain, with some f32 MUFU sequences maybe (see :data:`_FASTPATH_MUFU_FUNCS`;
+    not under -O0, where sqrt.rn, div.rn and the .approx forms but rcp leave it)."""
     if parse_target(arch).sm != 100:
         return 0
-    fp64 = any(int.from_bytes(sass[i : i + 2], "little") & 0x1FF in _FASTPATH_FP64_OPS for i in range(0, len(sass) - 15, 16))
-    return 0x8 if fp64 else 0
+    for i in range(0, len(sass) - 15, 16):
+        op = int.from_bytes(sass[i : i + 2], "little") & 0x1FF
+        if op in _FASTPATH_FP64_OPS:
+            return 0x8
+        if not optimized:
+            continue
+        if op == _FASTPATH_FCHK:
+            return 0x8
+        if op == _FASTPATH_MUFU:
+            second = int.from_bytes(sass[i + 8 : i + 16], "little")
+            if (second >> 10) & 0xF in _FASTPATH_MUFU_FUNCS and not (second >> 8) & 1:
+                return 0x8
+    return 0
 
 
 #: SASS opcodes (bits 0-11 of an instruction's first word) that make ptxas write ISA_CLASS 2

@@ -496,22 +496,25 @@ class Module:
             if any(asks_isa_class2(self.target, f.sass) for f in victims) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
                 self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
         if "fastpath" in self.facts:
-            # CAN_FASTPATH_FINALIZE is the AND over the module's code: bits only removed code
-            # cleared come back (sm_100: FP64 arithmetic; tests/probes_data/fastpath_fp64)
+            # CAN_FASTPATH_FINALIZE is the AND over the module's code: a bit comes back when the
+            # removed code cleared it (sm_100: FP64 arithmetic, or maybe some f32 MUFU code)
+            # and no kept code may have (tests/probes_data/fastpath_fp64; fz3 h030: -c keeps 1
+            # with sqrt.rn.f32's MUFU.RSQ left, whole program gets 9 back with rcp.rn.f32's RCP)
             from ..nvinfo.gating import fastpath_cleared, fastpath_mask
 
-            cleared = 0
-            for f in kept:
-                cleared |= fastpath_cleared(self.target, f.sass)
-            lost = 0
-            for f in everything:
-                lost |= fastpath_cleared(self.target, f.sass)
+            def clears(fs: list[Function]) -> int:
+                bits = 0
+                for f in fs:
+                    bits |= fastpath_cleared(self.target, f.sass, optimized=self.ordering_mode().opt_level > 0)
+                return bits
+
             value = int(self.facts["fastpath"])  # type: ignore[call-overload]
-            restored = value | (lost & ~cleared & fastpath_mask(self.target))
-            if restored == fastpath_mask(self.target):
+            gone_fs = [f for f in everything if f.name in gone]
+            back = clears(gone_fs) & ~clears(kept) & fastpath_mask(self.target) & ~value
+            if back and value | back == fastpath_mask(self.target):
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
-            elif restored != value:
-                self.facts = {**self.facts, "fastpath": restored}
+            elif back:
+                self.facts = {**self.facts, "fastpath": value | back}
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
