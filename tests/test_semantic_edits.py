@@ -150,6 +150,17 @@ def test_rename_keeps_or_refuses_the_copy_layout(ptxas_ok, tmp_path, target, mod
     assert module.function("fa").name == "fa"  # refused before anything changed
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_remove_renumbers_the_builtin_copies(ptxas_ok, tmp_path, target, mode):
+    """Whole program: the kernels' builtin copies $__internal_N_$<builtin> are numbered over the
+    module in .text order; without k_first the rcp copy of k_next is numbered anew (fz3 h001;
+    tests/probes_builtin/bi_copy_renumber)."""
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_builtin" / "bi_copy_renumber.ptx", "k_first", target, mode)
+    assert b"$__internal_0_$__cuda_sm20_rcp_rn_f32_slowpath" in want
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c", "O0"])
 @pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div")])

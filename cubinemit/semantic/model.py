@@ -473,8 +473,11 @@ class Module:
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
+        from .emit import builtin_copy_names
         from .frame import prune
 
+        whole = not self.options.get("compile_only") and not self.device_debug
+        copies = builtin_copy_names(self) if whole else {}
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = _builtins_recreated(kept, everything, gone)
         if not self.options.get("compile_only"):
@@ -487,6 +490,16 @@ class Module:
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+        if copies:
+            # whole program: the kernels' copies $__internal_N_$<builtin> are numbered in .text
+            # order over the module, so those after a removed kernel's are numbered anew (fz3
+            # h001: k1's copies gone, k0's rcp copy goes from 4 to 2)
+            after = builtin_copy_names(self)
+            names_map = {copies[k]: after[k] for k in copies if k in after and copies[k] != after[k]}
+            if names_map:
+                self.facts = _renamed_all(self.facts, names_map)  # type: ignore[assignment]
+                for f in self.functions:
+                    f.facts = _renamed_all(f.facts, names_map)  # type: ignore[assignment]
         if self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
             # .nv.compat's ISA class is the module's: back to 1 when only removed code used an
             # instruction known to ask for more (tests/probes_data/isa_class_surface)
