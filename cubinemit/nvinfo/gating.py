@@ -278,7 +278,7 @@ def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True)
     """The CAN_FASTPATH_FINALIZE bits ``sass`` may have cleared (what an edit that removes
     functions needs to know whether the module's mask comes back): on sm_100 bit 3, with FP64
     arithmetic for certain, with some f32 MUFU sequences maybe (see :data:`_FASTPATH_MUFU_FUNCS`;
-    not under -O0, where sqrt.rn, div.rn and the .approx forms but rcp leave it)."""
+    not under -O0, where only rcp.approx of these clears it, which this does not see)."""
     if parse_target(arch).sm != 100:
         return 0
     for i in range(0, len(sass) - 15, 16):

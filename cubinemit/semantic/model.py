@@ -473,11 +473,9 @@ class Module:
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
-        from .emit import builtin_copy_names
         from .frame import prune
 
-        whole = not self.options.get("compile_only") and not self.device_debug
-        copies = builtin_copy_names(self) if whole else {}
+        copies = self._builtin_copies()
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = _builtins_recreated(kept, everything, gone)
         if not self.options.get("compile_only"):
@@ -490,23 +488,16 @@ class Module:
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         self.facts = _without(self.facts, gone)  # type: ignore[assignment]
-        if copies:
-            # whole program: the kernels' copies $__internal_N_$<builtin> are numbered in .text
-            # order over the module, so those after a removed kernel's are numbered anew (fz3
-            # h001: k1's copies gone, k0's rcp copy goes from 4 to 2)
-            after = builtin_copy_names(self)
-            names_map = {copies[k]: after[k] for k in copies if k in after and copies[k] != after[k]}
-            if names_map:
-                self.facts = _renamed_all(self.facts, names_map)  # type: ignore[assignment]
-                for f in self.functions:
-                    f.facts = _renamed_all(f.facts, names_map)  # type: ignore[assignment]
+        # the builtin copies after a removed kernel's are numbered anew (fz3 h001: k1's copies
+        # gone, k0's rcp copy goes from 4 to 2)
+        self._renumber_builtin_copies(copies)
+        removed = [f for f in everything if f.name in gone]
         if self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
             # .nv.compat's ISA class is the module's: back to 1 when only removed code used an
             # instruction known to ask for more (tests/probes_data/isa_class_surface)
             from ..nvinfo.gating import asks_isa_class2
 
-            victims = [f for f in everything if f.name in gone]
-            if any(asks_isa_class2(self.target, f.sass) for f in victims) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
+            if any(asks_isa_class2(self.target, f.sass) for f in removed) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
                 self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
         if "fastpath" in self.facts:
             # CAN_FASTPATH_FINALIZE is the AND over the module's code: a bit comes back when the
@@ -515,15 +506,16 @@ class Module:
             # with sqrt.rn.f32's MUFU.RSQ left, whole program gets 9 back with rcp.rn.f32's RCP)
             from ..nvinfo.gating import fastpath_cleared, fastpath_mask
 
+            optimized = self.ordering_mode().opt_level > 0
+
             def clears(fs: list[Function]) -> int:
                 bits = 0
                 for f in fs:
-                    bits |= fastpath_cleared(self.target, f.sass, optimized=self.ordering_mode().opt_level > 0)
+                    bits |= fastpath_cleared(self.target, f.sass, optimized=optimized)
                 return bits
 
             value = int(self.facts["fastpath"])  # type: ignore[call-overload]
-            gone_fs = [f for f in everything if f.name in gone]
-            back = clears(gone_fs) & ~clears(kept) & fastpath_mask(self.target) & ~value
+            back = clears(removed) & ~clears(kept) & fastpath_mask(self.target) & ~value
             if back and value | back == fastpath_mask(self.target):
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
@@ -551,24 +543,37 @@ class Module:
         moved = [self.function(n) for n in names]
         if any(d.name in LINE_PAYLOADS and d.data for d in self.debug):
             raise ModelError("cannot reorder functions with line-table rows (-g, -lineinfo): they follow the PTX text")
-        from .emit import builtin_copy_names
-
-        whole = not self.options.get("compile_only") and not self.device_debug
-        before = builtin_copy_names(self) if whole else {}
+        before = self._builtin_copies()
         named = set(names)
         slots = [i for i, f in enumerate(self.functions) if f.name in named]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
         for i, f in zip(slots, moved):
             self.functions[i] = f
         self.functions = _builtins_placed(self.functions)
-        if before:
-            # whole program: the copies $__internal_N_$<builtin> are numbered in .text order
-            after = builtin_copy_names(self)
-            names_map = {before[k]: after[k] for k in before if before[k] != after[k]}
-            if names_map:
-                self.facts = _renamed_all(self.facts, names_map)  # type: ignore[assignment]
-                for f in self.functions:
-                    f.facts = _renamed_all(f.facts, names_map)  # type: ignore[assignment]
+        self._renumber_builtin_copies(before)
+
+    def _builtin_copies(self) -> dict[tuple[str, str], str]:
+        """Whole program: the names of the kernels' builtin copies, before an edit that may
+        renumber them (:meth:`_renumber_builtin_copies`); empty elsewhere."""
+        from .emit import builtin_copy_names
+
+        whole = not self.options.get("compile_only") and not self.device_debug
+        return builtin_copy_names(self) if whole else {}
+
+    def _renumber_builtin_copies(self, before: dict[tuple[str, str], str]) -> None:
+        """Whole program: the copies ``$__internal_N_$<builtin>`` are numbered in .text order
+        over the module, so an edit that reorders or removes functions renames those of the
+        kernels that remain in the facts (``before``: :meth:`_builtin_copies` before it)."""
+        if not before:
+            return
+        from .emit import builtin_copy_names
+
+        after = builtin_copy_names(self)
+        names_map = {before[k]: after[k] for k in before if k in after and before[k] != after[k]}
+        if names_map:
+            self.facts = _renamed_all(self.facts, names_map)  # type: ignore[assignment]
+            for f in self.functions:
+                f.facts = _renamed_all(f.facts, names_map)  # type: ignore[assignment]
 
     def rename_function(self, old: str, new: str) -> None:
         """Rename a function and every reference to it (relocations, calls, users, inlined
@@ -587,9 +592,10 @@ class Module:
             # callee's name (fz3 h006 def: f1 f2 f4; f2 renamed zz_f2 comes after f4, with other
             # call offsets in the SASS), so a rename that passes another copy's name would
             # change the SASS, which the module holds as leaf data
-            others = [n for n, _, _ in f.inlined if n != old]
-            if any(n == old for n, _, _ in f.inlined) and any((old.encode() < n.encode()) != (new.encode() < n.encode()) for n in others):
-                passed = next(n for n in others if (old.encode() < n.encode()) != (new.encode() < n.encode()))
+            if not any(n == old for n, _, _ in f.inlined):
+                continue
+            passed = next((n for n, _, _ in f.inlined if n != old and (old.encode() < n.encode()) != (new.encode() < n.encode())), None)
+            if passed is not None:
                 raise ModelError(f"cannot rename {old!r} to {new!r}: its copy in {f.name!r} would move past the copy of {passed!r} (ptxas lays copies out by name), which changes the SASS")
         fn.name = new
         self.facts = _renamed(self.facts, old, new)  # type: ignore[assignment]
