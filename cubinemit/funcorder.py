@@ -424,6 +424,42 @@ def _shuffled(names: list[str], table: dict[str, PtxFunction], whole_program: bo
     return [n for n in out if n in lead] + [n for n in out if n not in lead]
 
 
+def shuffled_orders_after(order: Sequence[str], lead: set[str], gone: set[str], limit: int = 20_000) -> set[tuple[str, ...]] | None:
+    """Whole program with addresses taken: the kernel orders ptxas may give once the kernels
+    ``gone`` are removed, given the kernels' ``order`` and the ``lead`` ones (those that take an
+    address or call through a pointer; the survivors of ``lead`` still lead afterwards).
+
+    The order alone does not tell the declaration order back: the leading kernels' places in
+    the shuffled list are lost when they move to the front (:func:`_shuffled`). Every placement
+    is one declaration order; each gives an order after the removal. None when the placements
+    exceed ``limit`` or ``order`` does not start with the ``lead`` kernels."""
+    from itertools import combinations
+    from math import comb
+
+    from .alloc.params import debug_slot_permutation
+
+    n, t = len(order), len(lead)
+    if set(order[:t]) != lead or comb(n, t) > limit:
+        return None
+    back = list(reversed(debug_slot_permutation(n)))  # shuffled[i] = names[back[i]]
+    kept_lead = lead - gone
+    out: set[tuple[str, ...]] = set()
+    for places in combinations(range(n), t):
+        shuffled: list[str] = []
+        leaders, others = iter(order[:t]), iter(order[t:])
+        chosen = set(places)
+        for i in range(n):
+            shuffled.append(next(leaders) if i in chosen else next(others))
+        names = [""] * n  # the kernels in reverse declaration order
+        for i, j in enumerate(back):
+            names[j] = shuffled[i]
+        left = [k for k in names if k not in gone]
+        # no kernel left that takes an address: nothing is shuffled any more
+        again = [left[j] for j in reversed(debug_slot_permutation(len(left)))] if kept_lead else left
+        out.add(tuple([k for k in again if k in kept_lead] + [k for k in again if k not in kept_lead]))
+    return out
+
+
 def _takers(table: dict[str, PtxFunction], whole_program: bool) -> set[str]:
     """The functions that take an address or call through a pointer; in whole-program builds a
     kernel counts when a function inlined into it does (fo_random_fptr: K1 and K3 only call such

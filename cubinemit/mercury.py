@@ -174,12 +174,13 @@ _DATA_TYPES: dict[int, int] = {
 _LINE_TABLES = (".debug_line", ".nv_debug_line_sass")
 
 
-def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: str | None = None) -> int:
+def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: str | None = None, addend: int | None = None) -> int:
     """The R_MERCURY type of a relocation of type ``r_type`` in the section named ``target``.
 
     Code (``.text.<f>``, owned by function ``owner``): :data:`_TEXT_TYPES`; a 32-bit half of an
     address inside the function itself (a return address) is ABS_PROG_REL32_LO/HI, any other
-    address ABS32_LO/HI. Debug data: a code address (against a function) is ABS_PROG_REL64 /
+    address ABS32_LO/HI, the function's own address too (``addend`` 0: no return address;
+    tests/probes_fp/fp_self_take -g, sm_100+). Debug data: a code address (against a function) is ABS_PROG_REL64 /
     PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
     DW_AT_stmt_list reference to ``.debug_line`` is PROG_REL32. Other data: :data:`_DATA_TYPES`."""
     if target.startswith(".text."):
@@ -187,7 +188,8 @@ def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: s
             func, data, _ = _TEXT_TYPES[r_type]
         except KeyError:
             raise MercuryError(f"no Mercury type known for code relocation type {r_type}") from None
-        return func if symbol is not None and symbol.type == STT_FUNC and symbol.name == owner else data
+        own = symbol is not None and symbol.type == STT_FUNC and symbol.name == owner
+        return func if own and addend != 0 else data
     is_func = symbol is not None and symbol.type == STT_FUNC
     if target.startswith((".debug_", ".nv_debug_")) and target not in _LINE_TABLES:
         if is_func and r_type == 2:
@@ -1117,7 +1119,7 @@ def derive_merc_relocations(
     if tname.startswith(".text."):
         owner = _text_owner(target)
         for r in orig.relocs:
-            mtype = mercury_reloc_type(r.type, tname, r.symbol, owner)
+            mtype = mercury_reloc_type(r.type, tname, r.symbol, owner, r.addend)
             insn = r.offset & ~0xF
             off = facts.insn_pc(owner, insn) + text_field_offset(mtype)
             addend = r.addend or 0
@@ -1571,7 +1573,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
             j = 0
             used = set()
             for r in o.relocs or ():
-                mtype = mercury_reloc_type(r.type, target.name, r.symbol, f)
+                mtype = mercury_reloc_type(r.type, target.name, r.symbol, f, r.addend)
                 while j < len(s.relocs):
                     q = s.relocs[j]
                     j += 1

@@ -161,6 +161,62 @@ def test_remove_renumbers_the_builtin_copies(ptxas_ok, tmp_path, target, mode):
     assert got == want
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "O0"])
+@pytest.mark.parametrize("kernel", ["k_plain", "k_last"])
+def test_whole_program_remove_beside_a_function_pointer_kernel(ptxas_ok, tmp_path, target, mode, kernel):
+    """Whole program: a device function lives only as copies in kernels, so the visible f_v
+    goes with k_plain, its only caller (it used to stay and fail the build); beside one kernel
+    that takes addresses, two kernels leave one order only (tests/probes_fp/fp_remove_wp)."""
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_fp" / "fp_remove_wp.ptx", kernel, target, mode)
+    assert got == want
+
+
+def _text(data: bytes, kernel: str) -> bytes:
+    return next(s.data for s in read_cubin(data).sections if s.name == f".text.{kernel}")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "O0"])
+@pytest.mark.parametrize(
+    "probe, kernel, changed, why",
+    [
+        ("fp_remove_taker", "k_take", "k_call", "whether it alone takes some function's address"),
+        ("fp_remove_taker", "k_call", None, "whether it alone takes some function's address"),
+        ("fp_remove_lone", "k_plain", "k_take", "'k_take' would be the only kernel"),
+        ("fp_remove_wp", "k_lead", None, "the possible orders disagree"),
+    ],
+)
+def test_whole_program_remove_refused_where_takings_are_unknown(ptxas_ok, tmp_path, target, mode, probe, kernel, changed, why):
+    """Whole program keeps no trace of who takes which function's address: every kernel that
+    takes one or calls through a pointer gets copies of all the taken functions and a table of
+    their addresses. Removing the only taker of f_t makes ptxas drop f_t from the others
+    (their SASS changes), a lone kernel gets no table (its SASS changes), and the kernel order
+    follows a declaration order the cubin does not keep. Such removals are refused, the module
+    left as it was (tests/probes_fp; fz h000, h003, h025)."""
+    src = oracle.PROBES.parent / "probes_fp" / f"{probe}.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    module = decompose(read_cubin(data))
+    names = [f.name for f in module.functions]
+    with pytest.raises(ModelError, match=re.escape(why)):
+        module.remove_function(kernel)
+    assert [f.name for f in module.functions] == names
+    assert build(module) == data
+    if changed is not None:  # ptxas's own code for the kept kernel changes: no leaf data gives it
+        cut = re.search(r"\n\.visible \.entry " + kernel + r"\(.*?\n}\n", text, re.S)
+        assert cut is not None
+        want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+        assert _text(want, changed) != _text(data, changed)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_whole_program_remove_the_taker_beside_a_plain_kernel(ptxas_ok, tmp_path, target, mode):
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_fp" / "fp_remove_lone.ptx", "k_take", target, mode)
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c", "O0"])
 @pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div")])

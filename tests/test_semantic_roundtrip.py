@@ -67,3 +67,16 @@ def test_function_pointer_probes_round_trip(ptxas_ok, target):
             misses.append((name, mode, hex(off), where_in(read_cubin(data), off)))
     assert not misses, misses
     assert exact >= len(FP_PROBES), exact
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_function_taking_its_own_address_round_trips(ptxas_ok, target):
+    """A function's own address taken in its code is no return address: below sm_90 -c asks
+    .rel.text.f only (no .rela.text.f name was made before), and sm_100+ Mercury writes the
+    reference as ABS32_LO/HI, not ABS_PROG_REL32 (-g declined before; tests/probes_fp/fp_self_take)."""
+    import oracle
+
+    probe = probes_manifest.PROBES.parent / "probes_fp" / "fp_self_take.ptx"
+    counts, bad, total = oracle.probe_outcomes(probe, [target], ["def", "c", "g", "g_c", "O0", "lineinfo"])
+    assert not bad, bad
+    assert counts["exact"] == total, counts

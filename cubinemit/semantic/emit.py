@@ -510,7 +510,10 @@ class _Emitter:
             # a kernel's own address for a device-side launch (R_CUDA_FUNC_DESC32_*) asks like
             # any other reference (device_launch -c, tests/probes_rw6/rules: self_launch names
             # `.rel.text.k .rela.text.k`, every target)
-            self_ref = r.symbol == fn.name and r.type not in _FUNC_DESC_TYPES
+            # (a REL entry against the function itself is no return address: the function
+            # takes its own address, which asks .rel like any taking; fz h015 -c sm_80: f1's
+            # `mov.u64 %rd5, f1`)
+            self_ref = r.symbol == fn.name and r.type not in _FUNC_DESC_TYPES and r.addend is not None
             if self_ref or r.addend or (legacy and r.symbol in refs and r.addend is not None):
                 ask(".rela")
             else:

@@ -453,7 +453,10 @@ class Module:
         # func_calls and recursion): there only externs and builtins go with their last caller
         rest = {f.name: f for f in self.functions if f is not victim}
         every = bool(self.options.get("compile_only") or self.options.get("debug"))
-        roots = ("visible", "weak", "static") if every else ("visible", "weak")
+        # whole program: a device function lives only as copies inside kernels, so one no kept
+        # kernel reaches goes, visible or not (fz h001: k0 was f1's only caller)
+        whole = not self.options.get("compile_only") and not self.device_debug
+        roots = ("visible", "weak", "static") if every else () if whole else ("visible", "weak")
         from ..funcorder import is_builtin_name
 
         # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
@@ -470,6 +473,7 @@ class Module:
         gone = {f.name for f in self.functions} - seen
         after = self.functions[self.functions.index(victim) + 1 :]
         self._refuse_moved_lines(after, f"remove {name!r}")
+        kernel_order = self._kernel_order_after(name, gone)
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
@@ -478,6 +482,12 @@ class Module:
         copies = self._builtin_copies()
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = _builtins_recreated(kept, everything, gone)
+        if kernel_order is not None:
+            # the builder lays the kernels out in reverse model order (no takings known)
+            slots = [i for i, f in enumerate(self.functions) if f.is_kernel]
+            by_name = {f.name: f for f in self.functions}
+            for i, k in zip(slots, reversed(kernel_order)):
+                self.functions[i] = by_name[k]
         if not self.options.get("compile_only"):
             # whole program drops variables no function uses any more; a relocatable module
             # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
@@ -487,7 +497,12 @@ class Module:
             self.data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
-        self.facts = _without(self.facts, gone)  # type: ignore[assignment]
+        # and the facts of the removed kernels' copies, keyed by copy name (the Mercury frame
+        # sizes: a stale `$__internal_0_$` of a removed kernel would stand for the kept copy
+        # renumbered to it; fz h015 sm_100a)
+        stale = {copy for (kernel, _), copy in copies.items() if kernel in gone}
+        stale |= {f"${f.name}${callee}" for f in everything if f.name in gone and f.is_kernel for callee, _, _ in f.inlined}
+        self.facts = _without(self.facts, gone | stale)  # type: ignore[assignment]
         # the builtin copies after a removed kernel's are numbered anew (fz3 h001: k1's copies
         # gone, k0's rcp copy goes from 4 to 2)
         self._renumber_builtin_copies(copies)
@@ -520,6 +535,46 @@ class Module:
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
                 self.facts = {**self.facts, "fastpath": value | back}
+
+    def _kernel_order_after(self, name: str, gone: set[str]) -> tuple[str, ...] | None:
+        """Whole program, a module whose kernels take function addresses: the kernel order after
+        removing ``gone``, or ModelError when the cubin cannot tell it. ptxas shuffles the
+        kernels of such a module by their number and moves the takers (the kernels with a
+        function-address table) first (funcorder._shuffled); the cubin keeps the result only,
+        so each place the takers may have held is tried (funcorder.shuffled_orders_after) and
+        the removal goes ahead when they all agree (fz h003: k3 removed from k3 k0 k1 k2 gives
+        k1 k2 k0, not k2 k1 k0). None where nothing is shuffled or the model says who takes
+        what (a module built with address_taken facts: the builder's rule applies)."""
+        from ..funcorder import function_order, shuffled_orders_after
+        from .decompose import ptx_functions
+        from .emit import _address_table
+
+        if self.options.get("compile_only") or self.device_debug:
+            return None
+        if any(f.address_taken or f.has_indirect_call for f in self.functions):
+            return None
+        lead = {f.name for f in self.functions if f.is_kernel and _address_table(f)}
+        if not lead:
+            return None
+        left = [f.name for f in self.functions if f.is_kernel and f.name not in gone]
+        if len(left) == 1 and left[0] in lead:
+            # measured: a lone kernel materialises function addresses without a table
+            raise ModelError(f"cannot remove {name!r}: {left[0]!r} would be the only kernel, and ptxas compiles a lone kernel's function addresses without its .nv.constant2 table (its SASS changes)")
+        if name in lead and lead - gone:
+            # the kept tables list every function whose address the module takes: if only the
+            # removed kernel took one, ptxas drops its copies from the other kernels, whose
+            # SASS changes (fz h000: k2 alone took f0's address; k0 and k1 lose $k$f0)
+            raise ModelError(
+                f"cannot remove {name!r}: it takes function addresses or calls through a pointer, and the cubin does not say whether it alone takes some function's address, which would change the code of {sorted(lead - gone)[0]!r}"
+            )
+        kernels = {f.name for f in self.functions if f.is_kernel}
+        order = [n for n in function_order(ptx_functions(self), self.ordering_mode()) if n in kernels]
+        orders = shuffled_orders_after(order, lead, gone)
+        if orders is None or len(orders) != 1:
+            raise ModelError(
+                f"cannot remove {name!r}: ptxas orders the kernels of a module that takes function addresses by their PTX declaration order, which the cubin does not keep, and the possible orders disagree after the removal"
+            )
+        return next(iter(orders))
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
