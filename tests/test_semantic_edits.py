@@ -183,6 +183,7 @@ def _text(data: bytes, kernel: str) -> bytes:
     [
         ("fp_remove_taker", "k_take", "k_call", "whether it alone takes some function's address"),
         ("fp_remove_taker", "k_call", None, "whether it alone takes some function's address"),
+        ("fp_remove_direct", "k_take", "k_direct", "whether it alone takes some function's address"),
         ("fp_remove_lone", "k_plain", "k_take", "'k_take' would be the only kernel"),
         ("fp_remove_wp", "k_lead", None, "the possible orders disagree"),
     ],
@@ -191,9 +192,10 @@ def test_whole_program_remove_refused_where_takings_are_unknown(ptxas_ok, tmp_pa
     """Whole program keeps no trace of who takes which function's address: every kernel that
     takes one or calls through a pointer gets copies of all the taken functions and a table of
     their addresses. Removing the only taker of f_t makes ptxas drop f_t from the others
-    (their SASS changes), a lone kernel gets no table (its SASS changes), and the kernel order
+    (their SASS changes) or compiles a directly called copy of it anew (fp_remove_direct), a
+    lone kernel gets no table (its SASS changes), and the kernel order
     follows a declaration order the cubin does not keep. Such removals are refused, the module
-    left as it was (tests/probes_fp; fz h000, h003, h025)."""
+    left as it was (tests/probes_fp; fz h000, h003, h025, h078)."""
     src = oracle.PROBES.parent / "probes_fp" / f"{probe}.ptx"
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, mode)

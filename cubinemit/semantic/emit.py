@@ -1826,9 +1826,17 @@ def _jump_tables(fn: Function) -> bool:
 def _address_table(fn: Function) -> bool:
     """Whole program: the bank holds the address of a callee copy (a u64 at an 8-aligned
     offset equal to the copy's offset in .text, as cubinemit.mercury reads such tables)."""
-    copies = {off for _, off, _ in fn.inlined}
+    return bool(address_table_functions(fn))
+
+
+def address_table_functions(fn: Function) -> set[str]:
+    """Whole program: the functions whose copies' addresses ``fn``'s bank holds (see
+    :func:`_address_table`): the module's address-taken functions, for a kernel that takes
+    an address or calls through a pointer."""
+    copies = {off: name for name, off, _ in fn.inlined}
     data = fn.constants
-    return any(int.from_bytes(data[i : i + 8], "little") in copies for i in range(0, len(data) - 7, 8))
+    values = (int.from_bytes(data[i : i + 8], "little") for i in range(0, len(data) - 7, 8))
+    return {copies[v] for v in values if v in copies}
 
 
 def _info_facts(fn: Function) -> dict[str, object]:

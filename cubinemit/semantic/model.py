@@ -547,7 +547,7 @@ class Module:
         what (a module built with address_taken facts: the builder's rule applies)."""
         from ..funcorder import function_order, shuffled_orders_after
         from .decompose import ptx_functions
-        from .emit import _address_table
+        from .emit import _address_table, address_table_functions
 
         if self.options.get("compile_only") or self.device_debug:
             return None
@@ -560,13 +560,18 @@ class Module:
         if len(left) == 1 and left[0] in lead:
             # measured: a lone kernel materialises function addresses without a table
             raise ModelError(f"cannot remove {name!r}: {left[0]!r} would be the only kernel, and ptxas compiles a lone kernel's function addresses without its .nv.constant2 table (its SASS changes)")
-        if name in lead and lead - gone:
-            # the kept tables list every function whose address the module takes: if only the
-            # removed kernel took one, ptxas drops its copies from the other kernels, whose
-            # SASS changes (fz h000: k2 alone took f0's address; k0 and k1 lose $k$f0)
-            raise ModelError(
-                f"cannot remove {name!r}: it takes function addresses or calls through a pointer, and the cubin does not say whether it alone takes some function's address, which would change the code of {sorted(lead - gone)[0]!r}"
-            )
+        if name in lead:
+            # its table lists every function whose address the module takes: if only the
+            # removed kernel took one, ptxas drops that function's copies from the kernels with
+            # a table and compiles the copies that direct calls keep anew; their SASS changes
+            # (fz h000: k2 alone took f0's address, k0 and k1 lose $k$f0; fz h078: k1's copy of
+            # f0, no longer address-taken, is compiled anew)
+            taken = address_table_functions(self.function(name))
+            touched = [f.name for f in self.functions if f.is_kernel and f.name not in gone and any(c in taken for c, _, _ in f.inlined)]
+            if touched:
+                raise ModelError(
+                    f"cannot remove {name!r}: it takes function addresses or calls through a pointer, and the cubin does not say whether it alone takes some function's address, which would change the code of {touched[0]!r}"
+                )
         kernels = {f.name for f in self.functions if f.is_kernel}
         order = [n for n in function_order(ptx_functions(self), self.ordering_mode()) if n in kernels]
         orders = shuffled_orders_after(order, lead, gone)
