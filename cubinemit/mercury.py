@@ -180,8 +180,8 @@ def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: s
     Code (``.text.<f>``, owned by function ``owner``): :data:`_TEXT_TYPES`; a 32-bit half of an
     address inside the function itself (a return address) is ABS_PROG_REL32_LO/HI, any other
     address ABS32_LO/HI, the function's own address too (``addend`` 0: no return address;
-    tests/probes_fp/fp_self_take -g, sm_100+). Debug data: a code address (against a function) is ABS_PROG_REL64 /
-    PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
+    tests/probes_fp/fp_self_take -g, sm_100+). Debug data: a code address (against a
+    function) is ABS_PROG_REL64 / PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
     DW_AT_stmt_list reference to ``.debug_line`` is PROG_REL32. Other data: :data:`_DATA_TYPES`."""
     if target.startswith(".text."):
         try:

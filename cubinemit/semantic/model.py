@@ -435,7 +435,9 @@ class Module:
         or has inlined (in -c builds only externs and builtins: ptxas compiles every defined
         function there), their call-graph edges and facts, their .debug_frame entries. A
         function still called by another one cannot be removed (ModelError names the caller);
-        neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c)."""
+        neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c),
+        nor, in whole-program modules that take function addresses, a kernel whose removal
+        the cubin cannot tell the outcome of (:meth:`_kernel_order_after`)."""
         victim = self.function(name)
         everything = list(self.functions)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
@@ -538,13 +540,17 @@ class Module:
 
     def _kernel_order_after(self, name: str, gone: set[str]) -> tuple[str, ...] | None:
         """Whole program, a module whose kernels take function addresses: the kernel order after
-        removing ``gone``, or ModelError when the cubin cannot tell it. ptxas shuffles the
-        kernels of such a module by their number and moves the takers (the kernels with a
-        function-address table) first (funcorder._shuffled); the cubin keeps the result only,
-        so each place the takers may have held is tried (funcorder.shuffled_orders_after) and
-        the removal goes ahead when they all agree (fz h003: k3 removed from k3 k0 k1 k2 gives
-        k1 k2 k0, not k2 k1 k0). None where nothing is shuffled or the model says who takes
-        what (a module built with address_taken facts: the builder's rule applies)."""
+        removing ``gone``, or ModelError when the cubin cannot tell the bytes ptxas writes. The
+        kernels with a function-address table take an address or call through a pointer, but
+        which kernel takes which function the cubin does not keep, so a removal that could
+        change another kernel's code is refused (see the comments below). ptxas also shuffles
+        such a module's kernels by their number and moves those kernels first
+        (funcorder._shuffled); the cubin keeps the result only, so each place they may have
+        held is tried (funcorder.shuffled_orders_after) and the removal goes ahead when all
+        give one order (as when two kernels are left), refused otherwise (fz h003: after k0, the order of
+        k3 k1 k2 depends on where the takers stood in the PTX). None where nothing is shuffled
+        or the model says who takes what (a module built with address_taken facts: the
+        builder's rule applies)."""
         from ..funcorder import function_order, shuffled_orders_after
         from .decompose import ptx_functions
         from .emit import _address_table, address_table_functions
