@@ -179,9 +179,10 @@ def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: s
 
     Code (``.text.<f>``, owned by function ``owner``): :data:`_TEXT_TYPES`; a 32-bit half of an
     address inside the function itself (a return address) is ABS_PROG_REL32_LO/HI, any other
-    address ABS32_LO/HI, the function's own address too (``addend`` 0: no return address;
-    tests/probes_fp/fp_self_take -g, sm_100+). Debug data: a code address (against a
-    function) is ABS_PROG_REL64 / PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
+    address ABS32_LO/HI, the function's own address taken too (``addend`` 0: no return
+    address; tests/probes_fp/fp_self_take -g, sm_100+; a kernel's own launch descriptor keeps
+    its own pair, dynpar_rdc). Debug data: a code address (against a function) is
+    ABS_PROG_REL64 / PROG_REL32, except in the line tables, whose DW_LNE_set_address stays ABS64; the
     DW_AT_stmt_list reference to ``.debug_line`` is PROG_REL32. Other data: :data:`_DATA_TYPES`."""
     if target.startswith(".text."):
         try:
@@ -189,7 +190,9 @@ def mercury_reloc_type(r_type: int, target: str, symbol: Symbol | None, owner: s
         except KeyError:
             raise MercuryError(f"no Mercury type known for code relocation type {r_type}") from None
         own = symbol is not None and symbol.type == STT_FUNC and symbol.name == owner
-        return func if own and addend != 0 else data
+        if own and addend == 0 and r_type in (56, 57):
+            return data  # the function's own address taken, no return address
+        return func if own else data
     is_func = symbol is not None and symbol.type == STT_FUNC
     if target.startswith((".debug_", ".nv_debug_")) and target not in _LINE_TABLES:
         if is_func and r_type == 2:
