@@ -455,10 +455,10 @@ class Module:
         # func_calls and recursion): there only externs and builtins go with their last caller
         rest = {f.name: f for f in self.functions if f is not victim}
         every = bool(self.options.get("compile_only") or self.options.get("debug"))
+        mode = self.ordering_mode()
         # whole program: a device function lives only as copies inside kernels, so one no kept
         # kernel reaches goes, visible or not (fz h001: k0 was f1's only caller)
-        whole = not self.options.get("compile_only") and not self.device_debug
-        roots = ("visible", "weak", "static") if every else () if whole else ("visible", "weak")
+        roots = ("visible", "weak", "static") if every else () if mode.whole_program else ("visible", "weak")
         from ..funcorder import is_builtin_name
 
         # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
@@ -523,7 +523,7 @@ class Module:
             # with sqrt.rn.f32's MUFU.RSQ left, whole program gets 9 back with rcp.rn.f32's RCP)
             from ..nvinfo.gating import fastpath_cleared, fastpath_mask
 
-            optimized = self.ordering_mode().opt_level > 0
+            optimized = mode.opt_level > 0
 
             def clears(fs: list[Function]) -> int:
                 bits = 0
@@ -553,13 +553,15 @@ class Module:
         builder's rule applies)."""
         from ..funcorder import function_order, shuffled_orders_after
         from .decompose import ptx_functions
-        from .emit import _address_table, address_table_functions
+        from .emit import address_table_functions
 
-        if self.options.get("compile_only") or self.device_debug:
+        mode = self.ordering_mode()
+        if not mode.whole_program:
             return None
         if any(f.address_taken or f.has_indirect_call for f in self.functions):
             return None
-        lead = {f.name for f in self.functions if f.is_kernel and _address_table(f)}
+        tables = {f.name: address_table_functions(f) for f in self.functions if f.is_kernel}
+        lead = {k for k, taken in tables.items() if taken}
         if not lead:
             return None
         left = [f.name for f in self.functions if f.is_kernel and f.name not in gone]
@@ -572,14 +574,12 @@ class Module:
             # a table and compiles the copies that direct calls keep anew; their SASS changes
             # (fz h000: k2 alone took f0's address, k0 and k1 lose $k$f0; fz h078: k1's copy of
             # f0, no longer address-taken, is compiled anew)
-            taken = address_table_functions(self.function(name))
-            touched = [f.name for f in self.functions if f.is_kernel and f.name not in gone and any(c in taken for c, _, _ in f.inlined)]
+            touched = [f.name for f in self.functions if f.is_kernel and f.name not in gone and any(c in tables[name] for c, _, _ in f.inlined)]
             if touched:
                 raise ModelError(
                     f"cannot remove {name!r}: it takes function addresses or calls through a pointer, and the cubin does not say whether it alone takes some function's address, which would change the code of {touched[0]!r}"
                 )
-        kernels = {f.name for f in self.functions if f.is_kernel}
-        order = [n for n in function_order(ptx_functions(self), self.ordering_mode()) if n in kernels]
+        order = [n for n in function_order(ptx_functions(self), mode) if n in tables]
         orders = shuffled_orders_after(order, lead, gone)
         if orders is None or len(orders) != 1:
             raise ModelError(
@@ -623,8 +623,7 @@ class Module:
         renumber them (:meth:`_renumber_builtin_copies`); empty elsewhere."""
         from .emit import builtin_copy_names
 
-        whole = not self.options.get("compile_only") and not self.device_debug
-        return builtin_copy_names(self) if whole else {}
+        return builtin_copy_names(self) if self.ordering_mode().whole_program else {}
 
     def _renumber_builtin_copies(self, before: dict[tuple[str, str], str]) -> None:
         """Whole program: the copies ``$__internal_N_$<builtin>`` are numbered in .text order
