@@ -132,6 +132,25 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     assert got == want
 
 
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c"])
+@pytest.mark.parametrize("kernel", ["k_fp8", "k_bf16"])
+def test_remove_the_fp8_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, target, mode, kernel):
+    """The 8-bit float conversions (F2FP with E4M3/E5M2) ask ISA_CLASS 2, the BF16 pack does
+    not: removing k_fp8 gives class 1, removing k_bf16 keeps 2, as ptxas does for the edited
+    PTX (tests/probes_rw6 cluster_sm90_90 without quantize_rows_fp8 was written with class 2;
+    tests/probes_rw6/rules/isa_class_fp8)."""
+    modules = []
+
+    def keep(module) -> None:
+        assert module.facts.get("isa_class") == 2
+        modules.append(module)
+
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_rw6" / "rules" / "isa_class_fp8.ptx", kernel, target, mode, keep)
+    assert modules[0].facts.get("isa_class", 1) == (1 if kernel == "k_fp8" else 2)
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "O0"])
 def test_rename_keeps_or_refuses_the_copy_layout(ptxas_ok, tmp_path, target, mode):

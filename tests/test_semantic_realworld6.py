@@ -95,6 +95,8 @@ RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "extern_entry_launch": (("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120"), RDC_MODES),
     # redux.sync under -g/-O0 below sm_90: the builtin __cuda_reduxsync_s32_add (no sm number)
     "builtin_redux": (("sm_80", "sm_89", "sm_90"), ("c", "g_c", "O0_c", "g")),
+    # 8-bit float conversions ask .nv.compat ISA_CLASS 2 (the edit tests remove them)
+    "isa_class_fp8": (("sm_89", "sm_90", "sm_100a", "sm_120"), MODES),
 }
 
 

@@ -315,14 +315,31 @@ _ISA_CLASS2_OPCODES: Final = {
 }
 
 
+#: F2FP (float to packed float): the conversions to and from 8-, 6- and 4-bit floats (E4M3,
+#: E5M2, E2M3, E3M2, E2M1, UE8M0) ask ISA_CLASS 2 on sm_90 and later, the F16/BF16 packs do
+#: not. Measured on every such ``cvt`` on sm_90, sm_100a and sm_120a (tests/probes_rw6/
+#: rules/isa_class_fp8; tests/probes_rw6 cluster_sm90_90: only quantize_rows_fp8 has one): the
+#: low-precision forms, and only they, set bit 89 (UNPACK_B) or bit 90 (MERGE_C)
+_F2FP: Final = 0x23E
+_F2FP_LOW_PRECISION_BITS: Final = (1 << (89 - 64)) | (1 << (90 - 64))
+
+
+def _asks_isa_class2_at(sass: bytes, i: int, ops: frozenset[int]) -> bool:
+    op = int.from_bytes(sass[i : i + 2], "little") & 0xFFF
+    if op == _F2FP:
+        return bool(int.from_bytes(sass[i + 8 : i + 16], "little") & _F2FP_LOW_PRECISION_BITS)
+    return op in ops
+
+
 def asks_isa_class2(arch: str | Target, sass: bytes) -> bool:
     """Whether ``sass`` holds an instruction known to make the module's ISA_CLASS more than 1
-    (:data:`_ISA_CLASS2_OPCODES`): what an edit that removes functions needs to know whether
-    the class goes back to 1 (CUDA samples EGLSync_CUDAEvent_Interop sm_120: only the surface
-    kernel asks class 2; simpleTemplates sm_120: only testKernel<float>'s UI2FP)."""
+    (:data:`_ISA_CLASS2_OPCODES`, and the low-precision F2FP conversions): what an edit that
+    removes functions needs to know whether the class goes back to 1 (CUDA samples
+    EGLSync_CUDAEvent_Interop sm_120: only the surface kernel asks class 2; simpleTemplates
+    sm_120: only testKernel<float>'s UI2FP)."""
     t = parse_target(arch)
     ops = _ISA_CLASS2_OPCODES[120 if t.sm >= 120 else 100 if t.sm >= 100 else 90]
-    return any(int.from_bytes(sass[i : i + 2], "little") & 0xFFF in ops for i in range(0, len(sass) - 15, 16))
+    return any(_asks_isa_class2_at(sass, i, ops) for i in range(0, len(sass) - 15, 16))
 
 
 def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None, tensormap: int = 0) -> list[CompatRecord]:
