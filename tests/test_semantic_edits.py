@@ -132,6 +132,63 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     assert got == want
 
 
+def _without_kernel(text: str, kernel: str) -> str:
+    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    return text[: cut.start()] + "\n" + text[cut.end() :]
+
+
+def _declared_as(text: str, names: list[str]) -> str:
+    """``text`` with its prototypes dropped and its function definitions in this order."""
+    head = text[: text.index(".address_size 64\n") + len(".address_size 64\n")]
+    defs = {m.group(2): m.group(0) for m in re.finditer(r"\.(visible|weak) \.(?:func|entry) (\w+)\(\n[^;{]*\)\n\{.*?\n}\n", text, re.S)}
+    return head + "\n" + "\n".join(defs[n] for n in names)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_remove_refused_where_the_declaration_order_decides(ptxas_ok, tmp_path, target):
+    """-c: two PTX declaration orders give one cubin, and two cubins without k0 (its callees
+    f1, f2 become roots of the post-order DFS, whose turn comes from where they were
+    declared). The decomposer cannot tell which one the cubin came from, so the removal is
+    refused and the module left as it was (fz r021 sm_80; tests/funcorder_probes/fo_open_order)."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_open_order.ptx"
+    text = src.read_text()
+    other = _declared_as(text, ["f3", "f2", "f0", "f1", "k1", "k0"])
+    data = _compile(tmp_path / "a", src.stem, text, target, "c")
+    assert _compile(tmp_path / "b", src.stem, other, target, "c") == data
+    without = [_compile(tmp_path / d, src.stem, _without_kernel(t, "k0"), target, "c") for d, t in (("a0", text), ("b0", other))]
+    assert without[0] != without[1]
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="declaration order behind it"):
+        module.remove_function("k0")
+    assert build(module) == data
+    got, want = _removed(tmp_path, src, "k1", target, "c")  # k1 reaches nothing: no doubt
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_remove_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, target, mode):
+    """Whole program: the kept kernels read .nv.constant4 at fixed offsets. Without k_last,
+    k_first leads and its extern malloc takes slot 0, so g moves to slot 1 and ptxas compiles
+    k_first anew: that removal is refused, naming the slot, and the module is left as it was;
+    removing k_first moves no slot and gives ptxas's bytes (tests/probes_rw realistic sm_75
+    without bigparam; tests/probes_data/constant4_moved)."""
+    src = oracle.PROBES.parent / "probes_data" / "constant4_moved.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=r"'malloc' from slot 1 to slot 0 of \.nv\.constant4"):
+        module.remove_function("k_last")
+    assert build(module) == data  # refused before anything changed
+    cut = re.search(r"\n\.visible \.entry k_last\(.*?\n}\n", text, re.S)
+    edited = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    code = {c: [s.data for s in read_cubin(c).sections if s.name == ".text.k_first"] for c in (data, edited)}
+    assert code[data] != code[edited]  # ptxas's k_first really changes
+    got, want = _removed(tmp_path / "first", src, "k_first", target, mode)
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c"])
 @pytest.mark.parametrize("kernel", ["k_fp8", "k_bf16"])
@@ -240,12 +297,13 @@ def test_whole_program_remove_the_taker_beside_a_plain_kernel(ptxas_ok, tmp_path
 
 @pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c", "O0"])
-@pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div")])
+@pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div"), ("fastpath_fsetp", "k_cmp_imm"), ("fastpath_fsetp", "k_cmp_reg")])
 def test_remove_the_fp64_kernel_restores_the_fastpath_mask(ptxas_ok, tmp_path, target, mode, probe, kernel):
     """.nv.compat CAN_FASTPATH_FINALIZE is the AND over the module's code: on sm_100 FP64
     arithmetic clears bit 3 (9 -> 1). Removing the kernel that adds doubles gives 9 back, as
     ptxas does for the PTX without it; removing the other keeps 1, as does removing it where
-    sqrt.rn.f32 code stays (fz3 h030 sm_100a; other targets carry no such bit)."""
+    sqrt.rn.f32 code stays (fz3 h030 sm_100a; other targets carry no such bit). An f32 compare
+    against an immediate clears it too (fastpath_fsetp; samples_mix without k_blend)."""
     before = []
     got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / f"{probe}.ptx", kernel, target, mode, lambda m: before.append(m.facts.get("fastpath")))
     assert before == [1 if target.startswith("sm_100") else None]

@@ -272,6 +272,11 @@ _FASTPATH_FP64_OPS: Final = frozenset({0x28, 0x29, 0x2A, 0x2B})
 _FASTPATH_FCHK: Final = 0x102
 _FASTPATH_MUFU: Final = 0x108
 _FASTPATH_MUFU_FUNCS: Final = frozenset({2, 3, 5, 8})
+#: ... and an f32 compare against an immediate (FSETP 0x00b in its immediate form, bits 9-11
+#: = 4: ``setp.lt.f32 p, x, 1.0``, .ftz too, in every mode); the register, uniform-register
+#: and RZ forms leave it (measured on sm_100a; tests/probes_data/fastpath_fsetp, CUDA-samples
+#: style k_blend of tests/probes_rw3 samples_mix)
+_FASTPATH_FSETP_IMM: Final = 0x80B
 
 
 def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True) -> int:
@@ -282,8 +287,9 @@ def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True)
     if parse_target(arch).sm != 100:
         return 0
     for i in range(0, len(sass) - 15, 16):
-        op = int.from_bytes(sass[i : i + 2], "little") & 0x1FF
-        if op in _FASTPATH_FP64_OPS:
+        word = int.from_bytes(sass[i : i + 2], "little")
+        op = word & 0x1FF
+        if op in _FASTPATH_FP64_OPS or word & 0xFFF == _FASTPATH_FSETP_IMM:
             return 0x8
         if not optimized:
             continue

@@ -108,6 +108,33 @@ def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[
     return out
 
 
+def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
+    """The functions with each WEAK builtin (the sm_70 warp-synchronous ones, -c below sm_90)
+    right after its first caller, in that caller's call order: where a decomposed module
+    holds them (its first caller's body creates it; tests/probes_builtin/bi_vote_remove)."""
+    weak = {f.name: f for f in functions if _builtin_kind(f) == "weak"}
+    if not weak:
+        return functions
+    out = [f for f in functions if f.name not in weak]
+    for f in list(out):
+        at = out.index(f) + 1
+        for c in f.calls:
+            if c in weak:
+                out.insert(at, weak.pop(c))
+                at += 1
+    return [f for f in functions if f.name in weak] + out  # uncalled ones first
+
+
+def _builtin_front(functions: list[Function], kinds: dict[str, str | None]) -> list[Function]:
+    """The builtins nothing calls, then the WEAK ones in the order of their first callers."""
+    first_caller: dict[str, int] = {}
+    for i, f in enumerate(functions):
+        for c in f.calls:
+            first_caller.setdefault(c, i)
+    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
+    return front + sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
+
+
 def _builtins_placed(functions: list[Function]) -> list[Function]:
     """The functions with ptxas's builtins where ptxas declares them for this order. It creates
     a builtin while it parses the body of the first function that calls it: right after that
@@ -117,12 +144,7 @@ def _builtins_placed(functions: list[Function]) -> list[Function]:
     kinds = {f.name: _builtin_kind(f) for f in functions}
     if not any(kinds.values()):
         return functions
-    first_caller: dict[str, int] = {}
-    for i, f in enumerate(functions):
-        for c in f.calls:
-            first_caller.setdefault(c, i)
-    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
-    front += sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
+    front = _builtin_front(functions, kinds)
     placed = {f.name for f in front}
     out = list(front)
 
@@ -437,7 +459,10 @@ class Module:
         function still called by another one cannot be removed (ModelError names the caller);
         neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c),
         nor, in whole-program modules that take function addresses, a kernel whose removal
-        the cubin cannot tell the outcome of (:meth:`_kernel_order_after`)."""
+        the cubin cannot tell the outcome of (:meth:`_kernel_order_after`), nor a removal whose
+        bytes depend on a PTX declaration order the cubin does not keep
+        (:meth:`_refuse_unknown_creation_order`) or that moves a kept kernel's
+        ``.nv.constant4`` slots (:meth:`_refuse_moved_constant4`)."""
         victim = self.function(name)
         everything = list(self.functions)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
@@ -476,27 +501,32 @@ class Module:
         after = self.functions[self.functions.index(victim) + 1 :]
         self._refuse_moved_lines(after, f"remove {name!r}")
         kernel_order = self._kernel_order_after(name, gone)
+        self._refuse_unknown_creation_order(name, seen, gone)
         for dbg in self.debug:  # refuse before changing anything
             if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         from .frame import prune
 
-        copies = self._builtin_copies()
-        self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
-        self.functions = _builtins_recreated(kept, everything, gone)
+        functions = _builtins_recreated(kept, everything, gone)
         if kernel_order is not None:
             # the builder lays the kernels out in reverse model order (no takings known)
-            slots = [i for i, f in enumerate(self.functions) if f.is_kernel]
-            by_name = {f.name: f for f in self.functions}
+            slots = [i for i, f in enumerate(functions) if f.is_kernel]
+            by_name = {f.name: f for f in functions}
             for i, k in zip(slots, reversed(kernel_order)):
-                self.functions[i] = by_name[k]
+                functions[i] = by_name[k]
+        data = self.data
         if not self.options.get("compile_only"):
             # whole program drops variables no function uses any more; a relocatable module
             # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
             # shared_module). Extern (dynamic) shared memory stays declared: it gives every
             # kernel a .nv.shared.<k> section, used or not (CUDA samples SobelFilter sm_120:
             # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
-            self.data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
+            data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
+        self._refuse_moved_constant4(name, functions, data)
+        copies = self._builtin_copies()
+        self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
+        self.functions = functions
+        self.data = data
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         # and the facts of the removed kernels' copies, keyed by copy name (the Mercury frame
@@ -586,6 +616,49 @@ class Module:
                 f"cannot remove {name!r}: ptxas orders the kernels of a module that takes function addresses by their PTX declaration order, which the cubin does not keep, and the possible orders disagree after the removal"
             )
         return next(iter(orders))
+
+    def _refuse_moved_constant4(self, name: str, functions: list[Function], data: list[DataObject]) -> None:
+        """Whole program: ModelError when the edit moves a kept name's ``.nv.constant4`` slot.
+        The kept kernels read the global-address bank at fixed offsets in their SASS (no
+        relocation), so ptxas's code for them changes (tests/probes_rw realistic sm_75: without
+        bigparam, mathy comes first and its extern __assertfail takes slot 0, so mathy reads
+        gbuf at c[0x4][0x8] instead of c[0x4][0x0]; alloc.data.constant4_order)."""
+        if not self.ordering_mode().whole_program:
+            return
+        from ..funcorder import function_order
+        from .data import plan
+        from .decompose import ptx_functions
+
+        def slots(module: Module) -> tuple[str, ...]:
+            return plan(module, function_order(ptx_functions(module), module.ordering_mode())).constant4
+
+        before = slots(self)
+        if not before:
+            return
+        after = slots(attrs.evolve(self, functions=functions, data=data))
+        moved = [n for i, n in enumerate(after) if n in before and before.index(n) != i]
+        if moved:
+            raise ModelError(
+                f"cannot remove {name!r}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
+            )
+
+    def _refuse_unknown_creation_order(self, name: str, seen: set[str], gone: set[str]) -> None:
+        """ModelError when the PTX declaration orders that give this cubin give different
+        cubins once ``gone`` is removed (semantic.creation): ptxas's outcome is one of them,
+        and the cubin does not say which."""
+        from .creation import removal_outcome_unknown
+        from .decompose import ptx_functions
+
+        def after(functions: list[Function]) -> list[Function]:
+            return _builtins_recreated([f for f in functions if f.name in seen], functions, gone)
+
+        other = removal_outcome_unknown(self.functions, ptx_functions(self), self.ordering_mode(), self.sm, after, _weak_builtins_after_callers)
+        if other is not None:
+            moved = next(a for a, b in zip(other, (f.name for f in self.functions)) if a != b)
+            raise ModelError(
+                f"cannot remove {name!r}: the cubin keeps ptxas's function order, not the PTX declaration order behind it, and the orders that give this cubin"
+                f" (one declares {moved!r} elsewhere) give different cubins without {name!r}"
+            )
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
