@@ -22,6 +22,13 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
     return oracle.compile_ptx(ptx, target, mode).read_bytes()
 
 
+def _without_kernel(text: str, kernel: str) -> str:
+    """``text`` without the definition of ``kernel`` (a blank line in its place)."""
+    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    assert cut is not None
+    return text[: cut.start()] + "\n" + text[cut.end() :]
+
+
 def _removed(tmp_path, src, kernel: str, target: str, mode: str, check=None) -> tuple[bytes, bytes]:
     """(cubinemit's build of ``src`` with ``kernel`` removed through the model, ptxas's cubin of
     the PTX without the kernel's definition); ``check`` sees the module before the edit."""
@@ -30,9 +37,7 @@ def _removed(tmp_path, src, kernel: str, target: str, mode: str, check=None) -> 
     if check is not None:
         check(module)
     module.remove_function(kernel)
-    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, mode)
     return build(module), want
 
 
@@ -86,9 +91,7 @@ def test_remove_kernel_matches_ptxas(ptxas_ok, tmp_path, target):
     module = decompose(read_cubin(_compile(tmp_path, "func_calls", text, target, "def")))
     module.remove_function("k_chain")  # its callees f_c1..f_c3 are reached by nothing else
     assert {f.name for f in module.functions} == {"f_shared", "k_user1", "k_user2"}
-    cut = re.search(r"\n\.visible \.entry k_chain\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    want = _compile(tmp_path / "edited", "func_calls", text[: cut.start()] + "\n" + text[cut.end() :], target, "def")
+    want = _compile(tmp_path / "edited", "func_calls", _without_kernel(text, "k_chain"), target, "def")
     assert build(module) == want
 
 
@@ -130,12 +133,6 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "isa_class_surface.ptx", kernel, target, mode, keep)
     assert modules[0].facts.get("isa_class", 1) == (1 if kernel == "k_surface" else 2)
     assert got == want
-
-
-def _without_kernel(text: str, kernel: str) -> str:
-    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    return text[: cut.start()] + "\n" + text[cut.end() :]
 
 
 def _declared_as(text: str, names: list[str]) -> str:
@@ -181,8 +178,7 @@ def test_remove_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, 
     with pytest.raises(ModelError, match=r"'malloc' from slot 1 to slot 0 of \.nv\.constant4"):
         module.remove_function("k_last")
     assert build(module) == data  # refused before anything changed
-    cut = re.search(r"\n\.visible \.entry k_last\(.*?\n}\n", text, re.S)
-    edited = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+    edited = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k_last"), target, mode)
     code = {c: [s.data for s in read_cubin(c).sections if s.name == ".text.k_first"] for c in (data, edited)}
     assert code[data] != code[edited]  # ptxas's k_first really changes
     got, want = _removed(tmp_path / "first", src, "k_first", target, mode)
@@ -282,9 +278,7 @@ def test_whole_program_remove_refused_where_takings_are_unknown(ptxas_ok, tmp_pa
     assert [f.name for f in module.functions] == names
     assert build(module) == data
     if changed is not None:  # ptxas's own code for the kept kernel changes: no leaf data gives it
-        cut = re.search(r"\n\.visible \.entry " + kernel + r"\(.*?\n}\n", text, re.S)
-        assert cut is not None
-        want = _compile(tmp_path / "edited", src.stem, text[: cut.start()] + "\n" + text[cut.end() :], target, mode)
+        want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, mode)
         assert _text(want, changed) != _text(data, changed)
 
 
@@ -331,9 +325,7 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
     probe = probe.rsplit("/", 1)[-1]
     module = decompose(read_cubin(_compile(tmp_path, probe, text, target, "c")))
     module.remove_function(kernel)
-    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
-    assert cut is not None
-    want = _compile(tmp_path / "edited", probe, text[: cut.start()] + "\n" + text[cut.end() :], target, "c")
+    want = _compile(tmp_path / "edited", probe, _without_kernel(text, kernel), target, "c")
     assert build(module) == want
 
 

@@ -11,7 +11,8 @@ places the takers held before the shuffle are lost (fz r048). ptxas writes one o
 for the edited PTX; which one, the cubin cannot tell, so such a removal is refused.
 
 The creation orders tried are the decomposer's other candidates and every order with one
-function moved, bounded by :data:`MOVES_LIMIT` (a bound, not a rule). Two orders are told
+function, or one function with the builtins its body made, moved, bounded by
+:data:`MOVES_LIMIT` (a bound, not a rule). Two orders are told
 apart by what the order rules derive: the ``.text`` order, the symbols, ``.nv.callgraph``,
 ``.nv.prototype`` and the signature strings.
 """
@@ -40,7 +41,7 @@ from ..funcorder import (
 if TYPE_CHECKING:
     from .model import Function
 
-#: at most this many one-function moves are tried (each orders the whole module)
+#: at most this many moves are tried (each orders the whole module)
 MOVES_LIMIT = 4000
 #: at most this many of the decomposer's candidate orders are tried
 SEARCH_LIMIT = 64
@@ -48,9 +49,11 @@ SEARCH_LIMIT = 64
 Derived = tuple[object, ...]
 
 
-def _derived(fs: list[PtxFunction], mode: Mode, sm: int) -> Derived | None:
+def _derived(fs: list[PtxFunction], mode: Mode, sm: int, order: list[str] | None = None) -> Derived | None:
+    """What the order rules derive from the creation order ``fs`` (``order``: its function
+    order, when known), or None where they cannot take it."""
     try:
-        order = function_order(fs, mode)
+        order = function_order(fs, mode) if order is None else order
         return (
             tuple(order),
             tuple(symbol_order(fs, mode, order)),
@@ -157,11 +160,10 @@ def removal_outcome_unknown(
         cand = [f.name for f in realize([by_name[n] for n in cand])]
         fs = [by_ptx[n] for n in cand]
         try:  # quick test first: most moves change the .text order
-            if function_order(fs, mode) != list(base[0]):
-                continue
+            order = function_order(fs, mode)
         except (ModelError, KeyError, ValueError):  # an order the rules cannot take is no candidate
             continue
-        if definition_order(fs) is None or not _kernel_bodies_in_place(fs) or _derived(fs, mode, sm) != base:
+        if order != list(base[0]) or definition_order(fs) is None or not _kernel_bodies_in_place(fs) or _derived(fs, mode, sm, order) != base:
             continue
         if derived(after([by_name[n] for n in cand])) != want:
             return cand

@@ -125,16 +125,6 @@ def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
     return [f for f in functions if f.name in weak] + out  # uncalled ones first
 
 
-def _builtin_front(functions: list[Function], kinds: dict[str, str | None]) -> list[Function]:
-    """The builtins nothing calls, then the WEAK ones in the order of their first callers."""
-    first_caller: dict[str, int] = {}
-    for i, f in enumerate(functions):
-        for c in f.calls:
-            first_caller.setdefault(c, i)
-    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
-    return front + sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
-
-
 def _builtins_placed(functions: list[Function]) -> list[Function]:
     """The functions with ptxas's builtins where ptxas declares them for this order. It creates
     a builtin while it parses the body of the first function that calls it: right after that
@@ -144,7 +134,12 @@ def _builtins_placed(functions: list[Function]) -> list[Function]:
     kinds = {f.name: _builtin_kind(f) for f in functions}
     if not any(kinds.values()):
         return functions
-    front = _builtin_front(functions, kinds)
+    first_caller: dict[str, int] = {}
+    for i, f in enumerate(functions):
+        for c in f.calls:
+            first_caller.setdefault(c, i)
+    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
+    front += sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
     placed = {f.name for f in front}
     out = list(front)
 
