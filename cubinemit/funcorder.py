@@ -918,6 +918,8 @@ def declaration_order_from(
     no_text = sorted((n for n in users if n not in wanted), key=lambda n: hint_rank.get(n, len(hint_rank)))
     no_text_set = set(no_text)
 
+    later = [0]
+
     def finish(user_order: Sequence[str], builtins_placed: bool = False) -> list[PtxFunction] | None:
         named = list(no_text) + [n for n in user_order if n not in no_text_set]
         if builtins_placed:
@@ -937,6 +939,12 @@ def declaration_order_from(
         if got == want or [n for n in got if not _injected(table[n])] != [n for n in want if not _injected(table[n])]:
             return None  # (moving builtins changes where only they land)
         for moved in _later_builtins(cand):
+            # one budget for the whole search: each candidate may try thousands of places,
+            # and a cubin no PTX gives may offer many candidates (a cubin with the sm_70 warp
+            # builtins of cg_algos -c sm_75 in the wrong order ran for hours)
+            later[0] += 1
+            if later[0] > _LATER_LIMIT:
+                raise ModelError(f"no declaration order makes ptxas emit {want} ({mode}): the search for later bodies gave up after {_LATER_LIMIT} places")
             if _matches(moved):
                 return moved
         return None
@@ -974,6 +982,8 @@ def declaration_order_from(
 #: the placements of the bodies that create builtins tried, times the functions (a bound, not
 #: a rule: each try orders the whole module)
 _BODY_PLACES = 400_000
+#: the later-body placements one search may try over all its candidates (a bound, not a rule)
+_LATER_LIMIT = 60_000
 
 
 def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
@@ -1321,6 +1331,12 @@ def _inverse_dfs(
                     stack.pop()
                     if statics <= seen:
                         for user in _creations(roots, order, table, list(perm), hint_rank):
+                            # each candidate counts: a cubin no ptxas order gives may offer
+                            # millions of them (a reorder's output before the sm_70 warp
+                            # builtins were placed right, cg_algos -c sm_75, ran for minutes)
+                            steps[0] += 1
+                            if steps[0] > budget:
+                                return None
                             done = finish(user)
                             if done is not None:
                                 return done

@@ -185,6 +185,24 @@ def test_remove_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, 
     assert got == want
 
 
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_reorder_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, mode):
+    """Swapping k_first and k_last puts k_first first in .text (whole program lays the kernels
+    out in reverse): its extern malloc takes slot 0 of .nv.constant4 and g moves to slot 1,
+    so ptxas compiles the kernels anew; the reorder is refused and the module left as it was
+    (probes_rw5 montecarlo_misc sm_75, incKernel and checkResults swapped, came out wrong)."""
+    src = oracle.PROBES.parent / "probes_data" / "constant4_moved.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, "sm_75", mode)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=r"cannot reorder functions: it moves 'malloc' from slot 1 to slot 0 of \.nv\.constant4"):
+        module.reorder_functions(["k_last", "k_first"])
+    assert build(module) == data
+    edited = _compile(tmp_path / "edited", src.stem, _swap_entries(text, "k_first", "k_last"), "sm_75", mode)
+    code = {c: [s.data for s in read_cubin(c).sections if s.name == ".text.k_first"] for c in (data, edited)}
+    assert code[data] != code[edited]
+
+
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c"])
 @pytest.mark.parametrize("kernel", ["k_fp8", "k_bf16"])
@@ -368,6 +386,64 @@ def test_reorder_kernels_matches_ptxas(ptxas_ok, tmp_path, target, mode, probe, 
     want = _compile(tmp_path / "edited", probe, _swap_entries(text, a, b), target, mode)
     assert want != _compile(tmp_path, probe, text, target, mode)
     assert build(module) == want
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_89"])
+@pytest.mark.parametrize("mode", ["c", "O0_c"])
+def test_reorder_weak_builtins_follow_their_first_caller(ptxas_ok, tmp_path, target, mode):
+    """The WEAK sm_70 warp builtins are made in the body of their first caller like the other
+    builtins, in its call order (probes_builtin/bi_weak_reorder, cg_algos in small): with kB
+    defined first, -c -O0 lists matchsync, votesync, then shflsync_idx_p after it, and in -c
+    kC, which now makes only shflsync_bfly, still makes it last, so the DFS roots it first."""
+    text = (oracle.PROBES.parent / "probes_builtin" / "bi_weak_reorder.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "bi_weak_reorder", text, target, mode)))
+    module.reorder_functions(["kB", "kA"])
+    want = _compile(tmp_path / "edited", "bi_weak_reorder", _swap_entries(text, "kA", "kB"), target, mode)
+    assert build(module) == want
+
+
+def _swap_definitions(text: str, a: str, b: str) -> str:
+    """``text`` with the definitions (not the prototypes) of functions ``a`` and ``b`` swapped."""
+    spans = {n: re.search(r"\n\.func\s+(?:\([^)]*\)\s*)?" + re.escape(n) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S) for n in (a, b)}
+    spans = {**spans, **{n: re.search(r"\n\.visible \.entry " + re.escape(n) + r"\(.*?\n}\n", text, re.S) for n in (a, b) if spans[n] is None}}
+    (x, mx), (y, my) = sorted(spans.items(), key=lambda kv: kv[1].start())  # type: ignore[union-attr]
+    return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90"])
+@pytest.mark.parametrize("mode", ["def", "c", "O0_c"])
+def test_reorder_keeps_functions_declared_for_data(ptxas_ok, tmp_path, target, mode):
+    """Functions a variable's initializer points to are declared before it (nvcc's vtables):
+    ptxas creates them at the prototype, so swapping their definitions changes nothing
+    (probes_rw3 virtual_shapes -c came out reordered). fc's body makes the f64 division
+    builtin where it stands (tests/funcorder_probes/fo_data_declared); in -c and whole
+    program every swap gives ptxas's bytes."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_data_declared.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    outcomes = {}
+    for a, b in (("fa", "fb"), ("fb", "fc"), ("fa", "k"), ("fc", "k")):
+        module = decompose(read_cubin(data))
+        want = _compile(tmp_path / f"{a}{b}", src.stem, _swap_definitions(text, a, b), target, mode)
+        try:
+            module.reorder_functions([b, a])
+        except ModelError as exc:
+            assert "the places it may have held give different cubins" in str(exc)
+            assert build(module) == data  # refused before anything changed
+            outcomes[a, b] = "refused"
+            continue
+        assert build(module) == want, (a, b)
+        outcomes[a, b] = "same" if want == data else "changed"
+    # swapping definitions of functions declared ahead moves nothing. -c -O0 makes fc's
+    # builtin after k once k is defined before fc: fc's body stands right before its builtin,
+    # so swapping fc and k is known; where fa was defined is not (before fc's body or after
+    # it), so moving k into its place is refused
+    assert outcomes[("fa", "fb")] == outcomes[("fb", "fc")] == "same"
+    if mode == "O0_c":
+        assert outcomes[("fa", "k")] == "refused"
+        assert outcomes[("fc", "k")] == "changed"
+    else:
+        assert outcomes[("fa", "k")] == outcomes[("fc", "k")] == "same"
 
 
 def test_reorder_refuses_line_rows_and_unknown_names(cubin):

@@ -1,4 +1,4 @@
-"""Whether a removal's outcome depends on a PTX declaration order the cubin does not keep.
+"""Whether an edit's outcome depends on a PTX declaration order the cubin does not keep.
 
 A relocatable or ``-g`` cubin keeps the function order ptxas derived, not the creation order it
 derived it from (funcorder): the decomposer picks one creation order that gives the cubin's
@@ -8,7 +8,9 @@ root whose turn comes from where the PTX declared it (fz r014 sm_80 -c: without 
 stands after k1's or before it, and the cubin of the whole module is the same either way);
 under ``-c -O0`` and ``-g`` an address-taking module's list is shuffled by its length, and the
 places the takers held before the shuffle are lost (fz r048). ptxas writes one of the outcomes
-for the edited PTX; which one, the cubin cannot tell, so such a removal is refused.
+for the edited PTX; which one, the cubin cannot tell, so such a removal is refused. Reorders
+ask the same question (:func:`edit_outcome_unknown`), and one more: where a function declared
+by prototype was defined (:func:`reorder_outcomes`).
 
 The creation orders tried are the decomposer's other candidates and every order with one
 function, or one function with the builtins its body made, moved, bounded by
@@ -49,11 +51,13 @@ SEARCH_LIMIT = 64
 Derived = tuple[object, ...]
 
 
-def _derived(fs: list[PtxFunction], mode: Mode, sm: int, order: list[str] | None = None) -> Derived | None:
+def derived_by_rules(fs: list[PtxFunction], mode: Mode, sm: int, order: list[str] | None = None) -> Derived | None:
     """What the order rules derive from the creation order ``fs`` (``order``: its function
     order, when known), or None where they cannot take it."""
     try:
         order = function_order(fs, mode) if order is None else order
+        if mode.whole_program:  # kernels only: no function symbols or prototypes are ordered
+            return (tuple(order), repr(callgraph(fs, mode, order, sm=sm)))
         return (
             tuple(order),
             tuple(symbol_order(fs, mode, order)),
@@ -90,12 +94,12 @@ def _kernel_bodies_in_place(fs: list[PtxFunction]) -> bool:
     """Whether each kernel's new builtins follow it right away: a body creates the builtins it
     calls first, and a kernel's body stands at its declaration (nvcc writes no prototype for
     a kernel it defines), so only a device function's body may come later."""
-    made: set[str] = set()
+    made: set[str] = set()  # the builtins before: a device function calling one may have made
+    # it later, its body after its prototype (fz r036 -c: f0 declared first, k0 made div.u64)
     for i, f in enumerate(fs):
         new = [c for c in f.calls if is_builtin_name(c) and c not in made]
         if f.is_kernel and [g.name for g in fs[i + 1 : i + 1 + len(new)]] != new:
             return False
-        made.update(c for c in f.calls if is_builtin_name(c))
         made.add(f.name)
     return True
 
@@ -116,7 +120,7 @@ def _searched(ptx: list[PtxFunction], mode: Mode, want: Derived) -> Iterator[lis
     yield from found
 
 
-def removal_outcome_unknown(
+def edit_outcome_unknown(
     functions: Sequence[Function],
     ptx: Sequence[PtxFunction],
     mode: Mode,
@@ -125,7 +129,8 @@ def removal_outcome_unknown(
     realize: Callable[[list[Function]], list[Function]] = lambda fns: fns,
 ) -> list[str] | None:
     """A creation order of ``functions`` that the cubin cannot tell from theirs and that
-    ``after`` (the removal, on a creation order) turns into other bytes, or None.
+    ``after`` (the edit, on a creation order: a removal or a reorder) turns into other bytes,
+    or None.
 
     ``ptx``: the funcorder view of ``functions`` (decompose.ptx_functions), by the same names.
     ``realize``: where ptxas puts what a creation order does not place by itself (the WEAK
@@ -136,7 +141,7 @@ def removal_outcome_unknown(
     by_name = {f.name: f for f in functions}
 
     def derived(fns: list[Function]) -> Derived | None:
-        return _derived([by_ptx[f.name] for f in fns], mode, sm)
+        return derived_by_rules([by_ptx[f.name] for f in fns], mode, sm)
 
     names = [f.name for f in functions]
     if [f.name for f in realize(list(functions))] != names:
@@ -163,8 +168,110 @@ def removal_outcome_unknown(
             order = function_order(fs, mode)
         except (ModelError, KeyError, ValueError):  # an order the rules cannot take is no candidate
             continue
-        if order != list(base[0]) or definition_order(fs) is None or not _kernel_bodies_in_place(fs) or _derived(fs, mode, sm, order) != base:
+        if order != list(base[0]) or definition_order(fs) is None or not _kernel_bodies_in_place(fs) or derived_by_rules(fs, mode, sm, order) != base:
             continue
         if derived(after([by_name[n] for n in cand])) != want:
             return cand
     return None
+
+
+#: at most this many hypotheses on where the named functions' definitions stand are tried
+REORDER_LIMIT = 4000
+
+
+def _builtin_makers(order: Sequence[str], kernels: set[str], builtins: set[str], calls: dict[str, Sequence[str]]) -> dict[str, str | None]:
+    """The function whose body made each called builtin (None where the cubin cannot tell): the
+    nearest function before it that calls it (a body makes its builtins right where it
+    stands), else the one device function before it that calls it, its body there and its
+    prototype earlier (fz r034 -c -O0: f1's sqrt builtin follows k0)."""
+    out: dict[str, str | None] = {}
+    for i, b in enumerate(order):
+        if b not in builtins or not any(b in calls[n] for n in order if n not in builtins):
+            continue
+        j = i - 1
+        while j >= 0 and order[j] in builtins:
+            j -= 1
+        if j >= 0 and b in calls[order[j]]:
+            out[b] = order[j]
+            continue
+        callers = [n for n in order[:i] if n not in builtins and n not in kernels and b in calls[n]]
+        out[b] = callers[0] if len(callers) == 1 else None
+    return out
+
+
+def reorder_outcomes(
+    order: Sequence[str],
+    names: Sequence[str],
+    kernels: set[str],
+    builtins: set[str],
+    calls: dict[str, Sequence[str]],
+    declared: set[str],
+) -> Iterator[list[str]] | None:
+    """The creation orders reordering ``names``' definitions into this order may give, one per
+    hypothesis on where their definitions stood (None past :data:`REORDER_LIMIT`).
+
+    ptxas creates a function where the PTX first mentions it, by prototype or by definition.
+    The cubin keeps the creation order (``order``), not where a function declared by
+    prototype was defined: any device function may have been (fz r013 sm_80: f1 declared
+    first, defined between k2 and k1; swapping f1 and k1 leaves the kernels' order as it
+    was, where moving k1 into f1's place would put it first). A kernel is defined where it
+    is created (nvcc writes no prototype for a kernel it defines), as is a function whose
+    first builtins follow it; one whose body makes builtins stands right before the first
+    of them; ``declared`` ones (a variable holds their address) have a prototype. A moved
+    function without prototype is created at its new definition; a body makes the builtins
+    it calls that do not exist yet where it stands, in call order (builtins that only
+    builtins call keep their places after every user body: tests/probes_builtin/bi_nested)."""
+    pos = {n: i for i, n in enumerate(order)}
+    first = _builtin_makers(order, kernels, builtins, calls)
+    unknown = [b for b, m in first.items() if m is None and any(b in calls[n] for n in names)]
+    if unknown:
+        raise ModelError(f"cannot tell which body made {unknown[0]!r}: several device functions call it, and where they are defined is not kept")
+    made = {n: sorted((b for b in builtins if first.get(b) == n), key=pos.__getitem__) for n in order if n not in builtins}
+    choices: list[list[float | None]] = []
+    for f in names:
+        if f in kernels or f in builtins:
+            choices.append([None])
+        elif made[f]:
+            b0 = pos[made[f][0]]
+            choices.append(([None] if b0 == pos[f] + 1 and f not in declared else []) + [b0 - 0.5])
+        else:
+            choices.append(([] if f in declared else [None]) + [j - 0.5 for j in range(pos[f] + 1, len(order) + 1)])
+    count = 1
+    for c in choices:
+        count *= len(c)
+    if count > REORDER_LIMIT:
+        return None
+    # the other bodies that make builtins stand right before the first of them
+    bodies = {n: float(pos[n]) for n in order if n not in builtins}
+    for n, bs in made.items():
+        if bs and n not in names:
+            bodies[n] = pos[bs[0]] - 0.5
+
+    def outcome(combo: tuple[float | None, ...]) -> list[str]:
+        was = {f: float(pos[f]) if h is None else h for f, h in zip(names, combo)}
+        places = sorted(was.values())
+        now = dict(zip(names, places))
+        created = {n: float(pos[n]) for n in order if n not in builtins}
+        body = dict(bodies)
+        for f, h in zip(names, combo):
+            body[f] = now[f]
+            if h is None:
+                created[f] = now[f]
+        # a builtin is made by the first body that calls it, right after it, in call order.
+        # Where a device function's body stands is kept only where it made a builtin (fz r034
+        # -c -O0: f2, declared first, is defined last), so a first caller moving later may
+        # leave its builtins to another device function's body, at a place not kept
+        at: dict[str, tuple[float, int]] = {}
+        for n in sorted(body, key=lambda n: (body[n], created[n])):
+            for k, c in enumerate(calls[n]):
+                if c in builtins and c in pos and c not in at and (n in now or n in kernels or first.get(c) == n):
+                    at[c] = (body[n], k)
+        for b, maker in first.items():
+            if maker in now and now[maker] > was[maker] and any(b in calls[u] for u in order if u not in now and u != maker and u not in kernels):
+                raise ModelError(f"cannot tell which body makes {b!r} once {maker!r} is defined later: where its other callers are defined is not kept")
+        keys = {n: (created[n], 0, 0) for n in created}
+        keys.update({b: (p, 1, k) for b, (p, k) in at.items()})
+        keys.update({b: (float(pos[b]), 0, 0) for b in order if b in builtins and b not in at})
+        return sorted(order, key=lambda n: keys[n])
+
+    return (outcome(combo) for combo in itertools.product(*choices))

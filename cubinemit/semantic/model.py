@@ -17,7 +17,9 @@ from ..arch import parse_target
 from ..errors import ModelError
 
 if TYPE_CHECKING:
-    from ..funcorder import Mode
+    from collections.abc import Sequence
+
+    from ..funcorder import Mode, PtxFunction
 
 SPEC_VERSION = 1
 
@@ -125,36 +127,44 @@ def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
     return [f for f in functions if f.name in weak] + out  # uncalled ones first
 
 
-def _builtins_placed(functions: list[Function]) -> list[Function]:
-    """The functions with ptxas's builtins where ptxas declares them for this order. It creates
-    a builtin while it parses the body of the first function that calls it: right after that
-    caller (a builtin's own builtins right after it); a WEAK one stands with the other WEAK
-    builtins at the front, in the order of their first callers (coop_grid -c). Builtins
-    nothing calls keep their places at the front."""
-    kinds = {f.name: _builtin_kind(f) for f in functions}
-    if not any(kinds.values()):
-        return functions
-    first_caller: dict[str, int] = {}
-    for i, f in enumerate(functions):
-        for c in f.calls:
-            first_caller.setdefault(c, i)
-    front = [f for f in functions if kinds[f.name] and f.name not in first_caller]
-    front += sorted((f for f in functions if kinds[f.name] == "weak" and f.name in first_caller), key=lambda f: first_caller[f.name])
-    placed = {f.name for f in front}
-    out = list(front)
+def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[PtxFunction], mode: Mode, sm: int, declared: set[str]) -> list[Function]:
+    """``functions`` (a creation order) after putting ``names``' definitions in this order, or
+    ModelError where the places their definitions may have held give different cubins
+    (semantic.creation.reorder_outcomes; every hypothesis must give the same .text order,
+    symbols, callgraph, prototypes and signature strings). ``declared``: the functions a
+    variable's initializer points to, declared by prototype before it (nvcc writes module
+    variables before the functions: probes_rw3 virtual_shapes -c, the vtables' destructors)."""
+    from .creation import derived_by_rules, reorder_outcomes
 
-    def place(f: Function) -> None:
-        out.append(f)
-        for b in functions:
-            if kinds[b.name] and b.name in f.calls and b.name not in placed:
-                placed.add(b.name)
-                place(b)
-
-    for f in functions:
-        if not kinds[f.name]:
-            place(f)
-    out += [f for f in functions if kinds[f.name] and f.name not in placed]
-    return out
+    by_name = {f.name: f for f in functions}
+    outcomes = reorder_outcomes(
+        [f.name for f in functions],
+        names,
+        {f.name for f in functions if f.is_kernel},
+        {f.name for f in functions if _builtin_kind(f)},
+        {f.name: [c for c in f.calls if c in by_name] for f in functions},
+        declared,
+    )
+    if outcomes is None:
+        raise ModelError(f"cannot reorder {names!r}: too many places their definitions may have held to tell the outcome")
+    by_ptx = {p.name: p for p in ptx}
+    first: list[str] | None = None
+    want = None
+    for order in outcomes:
+        got = derived_by_rules([by_ptx[n] for n in order], mode, sm)
+        if got is None:
+            continue  # an order the rules cannot take: no PTX gives it
+        if first is None:
+            first, want = order, got
+        elif got != want:
+            moved = next((n for n in names if order.index(n) != first.index(n)), names[0])
+            raise ModelError(
+                f"cannot reorder {names!r}: the cubin does not keep where {moved!r} stood among the definitions (a function declared by prototype is created there,"
+                " not where it is defined), and the places it may have held give different cubins"
+            )
+    if first is None:
+        raise ModelError(f"cannot reorder {names!r}: no place of their definitions gives an order the rules take")
+    return [by_name[n] for n in first]
 
 
 def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
@@ -517,7 +527,7 @@ class Module:
             # kernel a .nv.shared.<k> section, used or not (CUDA samples SobelFilter sm_120:
             # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
             data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
-        self._refuse_moved_constant4(name, functions, data)
+        self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         copies = self._builtin_copies()
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = functions
@@ -612,7 +622,7 @@ class Module:
             )
         return next(iter(orders))
 
-    def _refuse_moved_constant4(self, name: str, functions: list[Function], data: list[DataObject]) -> None:
+    def _refuse_moved_constant4(self, edit: str, functions: list[Function], data: list[DataObject]) -> None:
         """Whole program: ModelError when the edit moves a kept name's ``.nv.constant4`` slot.
         The kept kernels read the global-address bank at fixed offsets in their SASS (no
         relocation), so ptxas's code for them changes (tests/probes_rw realistic sm_75: without
@@ -634,20 +644,20 @@ class Module:
         moved = [n for i, n in enumerate(after) if n in before and before.index(n) != i]
         if moved:
             raise ModelError(
-                f"cannot remove {name!r}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
+                f"cannot {edit}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
 
     def _refuse_unknown_creation_order(self, name: str, seen: set[str], gone: set[str]) -> None:
         """ModelError when the PTX declaration orders that give this cubin give different
         cubins once ``gone`` is removed (semantic.creation): ptxas's outcome is one of them,
         and the cubin does not say which."""
-        from .creation import removal_outcome_unknown
+        from .creation import edit_outcome_unknown
         from .decompose import ptx_functions
 
         def after(functions: list[Function]) -> list[Function]:
             return _builtins_recreated([f for f in functions if f.name in seen], functions, gone)
 
-        other = removal_outcome_unknown(self.functions, ptx_functions(self), self.ordering_mode(), self.sm, after, _weak_builtins_after_callers)
+        other = edit_outcome_unknown(self.functions, ptx_functions(self), self.ordering_mode(), self.sm, after, _weak_builtins_after_callers)
         if other is not None:
             moved = next(a for a, b in zip(other, (f.name for f in self.functions)) if a != b)
             raise ModelError(
@@ -671,20 +681,64 @@ class Module:
         the module's functions (naming every function reorders the whole module). ptxas's
         .text order, symbols, records and .debug_frame entries follow when the cubin is built.
         Refused where line-table rows (-g, -lineinfo) map the code to PTX lines: those payloads
-        describe the PTX text, which the edit does not give."""
+        describe the PTX text, which the edit does not give.
+
+        A function whose address a variable's initializer holds is declared by prototype
+        before the variable (nvcc writes module variables before the functions), and ptxas
+        creates a function where the PTX first mentions it: moving its definition moves
+        nothing (probes_rw3 virtual_shapes -c: the destructors of the vtables keep their
+        places, and the cubin does not change). The cubin does not keep where a function
+        declared by prototype was defined either: the reorder is refused where the places
+        its definition may have held give different cubins (:meth:`_reordered`), and where it
+        moves a kept name's ``.nv.constant4`` slot (whole program)."""
         if len(set(names)) != len(names):
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
-        moved = [self.function(n) for n in names]
+        for n in names:
+            self.function(n)  # a ModelError naming an unknown function, before anything else
         if any(d.name in LINE_PAYLOADS and d.data for d in self.debug):
             raise ModelError("cannot reorder functions with line-table rows (-g, -lineinfo): they follow the PTX text")
         before = self._builtin_copies()
-        named = set(names)
-        slots = [i for i, f in enumerate(self.functions) if f.name in named]
+        slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
-        for i, f in zip(slots, moved):
-            self.functions[i] = f
-        self.functions = _builtins_placed(self.functions)
+        functions = self._reordered(names)
+        self._refuse_moved_constant4("reorder functions", functions, self.data)
+        self.functions = functions
         self._renumber_builtin_copies(before)
+
+    def _reordered(self, names: list[str]) -> list[Function]:
+        """The creation order after putting ``names``' definitions in this order, or ModelError
+        where something the cubin does not keep decides the bytes:
+
+        * where a function declared by prototype was defined (:func:`_reordered_from`);
+        * outside whole program, the declaration order behind ptxas's function order
+          (semantic.creation.edit_outcome_unknown: every creation order that gives this
+          cubin must give the same one after the reorder; fz r045 -c -O0);
+        * whole program, the kernels' places before ptxas shuffled those of a module whose
+          kernels take function addresses (funcorder._shuffled; fz r058: k1 and k2 swapped)."""
+        from .creation import edit_outcome_unknown
+        from .decompose import ptx_functions
+        from .emit import address_table_functions
+
+        ptx = ptx_functions(self)
+        mode = self.ordering_mode()
+        declared = {r.symbol for d in self.data for r in d.relocations if r.symbol}
+        functions = _reordered_from(list(self.functions), names, ptx, mode, self.sm, declared)
+        if mode.whole_program:
+            # the shuffle moved the takers first, so even a reorder that leaves the model's
+            # kernel order as it is may move ptxas's (fz r058: k2 k3 swapped)
+            if len(names) > 1 and any(self.function(n).is_kernel for n in names) and any(address_table_functions(f) for f in self.functions if f.is_kernel):
+                raise ModelError(
+                    f"cannot reorder {names!r}: ptxas orders the kernels of a module that takes function addresses by their PTX declaration order, which the cubin does not keep"
+                )
+            return functions
+        other = edit_outcome_unknown(self.functions, ptx, mode, self.sm, lambda fns: _reordered_from(fns, names, ptx, mode, self.sm, declared), _weak_builtins_after_callers)
+        if other is not None:
+            moved = next(a for a, b in zip(other, (f.name for f in self.functions)) if a != b)
+            raise ModelError(
+                f"cannot reorder {names!r}: the cubin keeps ptxas's function order, not the PTX declaration order behind it, and the orders that give this cubin"
+                f" (one declares {moved!r} elsewhere) give different cubins after the reorder"
+            )
+        return functions
 
     def _builtin_copies(self) -> dict[tuple[str, str], str]:
         """Whole program: the names of the kernels' builtin copies, before an edit that may
