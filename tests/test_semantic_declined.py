@@ -31,3 +31,21 @@ def test_declined_with_reason(ptxas_ok, stem):
     for key, path in sorted(corpus.items()):
         kind, detail = oracle.semantic_outcome(path.read_bytes())
         assert (kind, reason in detail) == ("declined", True), (key, kind, detail)
+
+
+def test_a_cubin_no_declaration_order_gives_is_declined(ptxas_ok, tmp_path):
+    """A cubin whose function order no PTX gives (cg_algos -c sm_75 with the WEAK sm_70 warp
+    builtins moved to the front, as reorder_functions once wrote it) is declined: the search
+    for later bodies has one budget (funcorder._LATER_LIMIT), where each of its candidates
+    used to try thousands of places and the decomposition ran for hours."""
+    from cubinemit.errors import ModelError
+    from cubinemit.semantic import Module
+
+    ptx = tmp_path / "cg_algos.ptx"
+    ptx.write_text((PROBES.parent / "probes_rw6" / "cg_algos.ptx").read_text())
+    module = Module.from_cubin(oracle.compile_ptx(ptx, "sm_75", "c").read_bytes())
+    weak = sorted((f for f in module.functions if f.linkage == "weak" and f.name.startswith("__cuda_sm70_")), key=lambda f: next(i for i, g in enumerate(module.functions) if f.name in g.calls))
+    module.functions = weak + [f for f in module.functions if f not in weak]
+    data = module.to_cubin()
+    with pytest.raises((NotImplementedError, ModelError), match="no declaration order makes ptxas emit"):
+        Module.from_cubin(data)
