@@ -185,6 +185,46 @@ def test_remove_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, 
     assert got == want
 
 
+SHARED_USE_UNKNOWN = oracle.PROBES.parent / "probes_data" / "shared_use_unknown.ptx"
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_remove_the_cap_kernel_where_the_next_kernel_stores_to_shared(ptxas_ok, tmp_path, target, mode):
+    """Whole program from sm_90 on: .nv.reservedSmem.cap follows the first kernel using shared
+    memory. k_store and k_plain keep an empty .rela.text.<k> for their division's copy either
+    way, so the decomposer reads k_store's use from its STS/LDS and leaves k_plain's unknown;
+    without k_last the cap follows k_store, as ptxas writes it (llm.c layernorm_backward sm_90
+    without kernel6: the cap came out after a later kernel; tests/probes_data/shared_use_unknown)."""
+
+    def check(module):
+        assert [f.name for f in module.functions if f.facts.get("shared_use_unknown")] == ["k_plain"]
+        assert next(d.users for d in module.data if d.space == "shared") == ["k_last", "k_store"]
+
+    got, want = _removed(tmp_path, SHARED_USE_UNKNOWN, "k_last", target, mode, check)
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_edits_refused_where_a_kernel_s_shared_use_decides_the_cap(ptxas_ok, tmp_path, target, mode):
+    """Swapping k_plain and k_store keeps the cap after k_last (ptxas's bytes); removing k_last
+    afterwards, or putting k_last first in the PTX (last in .text), would leave the cap to
+    k_plain's unknown use: refused, naming it, and the module is left as it was."""
+    text = SHARED_USE_UNKNOWN.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, SHARED_USE_UNKNOWN.stem, text, target, mode)))
+    module.reorder_functions(["k_store", "k_plain"])
+    swapped = _swap_entries(text, "k_plain", "k_store")
+    assert build(module) == _compile(tmp_path / "swapped", SHARED_USE_UNKNOWN.stem, swapped, target, mode)
+    unknown = r"the cubin does not say whether 'k_plain' uses the dynamic shared memory"
+    with pytest.raises(ModelError, match=r"cannot remove 'k_last': " + unknown):
+        module.remove_function("k_last")
+    with pytest.raises(ModelError, match=r"cannot reorder functions: " + unknown):
+        module.reorder_functions(["k_last", "k_store", "k_plain"])
+    assert [f.name for f in module.functions if f.is_kernel] == ["k_store", "k_plain", "k_last"]
+    assert build(module) == _compile(tmp_path / "swapped", SHARED_USE_UNKNOWN.stem, swapped, target, mode)
+
+
 @pytest.mark.parametrize("mode", ["def", "O0"])
 def test_reorder_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, mode):
     """Swapping k_first and k_last puts k_first first in .text (whole program lays the kernels

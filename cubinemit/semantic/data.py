@@ -640,7 +640,7 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         users = [] if kernel in idle else [kernel]
         module.data.append(DataObject(KERNEL_SHARED.format(kernel=kernel), "shared", size, s.addralign, users=users, scope=kernel))
     if empty:
-        module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, empty)))
+        module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, module, empty)))
     if family_of(obj.sm) is not Family.LEGACY:
         _dead_shared_references(obj, module)
 
@@ -687,25 +687,57 @@ def _declaration_order(obj: ElfObject, module: Module, walk: Sequence[str] = ())
         module.data[i] = d
 
 
-def _dynamic_users(obj: ElfObject, empty: list[Section]) -> list[str]:
+#: SASS opcodes (bits 0-11 of an instruction's first word) that access shared memory: LDS
+#: 0x984, STS 0x388, ATOMS 0x38c (atom and red), LDSM 0x83b (ldmatrix), LDGSTS 0xfae
+#: (cp.async), alike on sm_80, sm_90, sm_100a and sm_120 (measured on one kernel doing each).
+#: ptxas's never-executed ``@!PT LDS RZ, [RZ]`` padding (predicate field 0xf) does not count.
+#: Shared memory reached otherwise (TMA, wgmma descriptors, generic addresses) is not seen:
+#: this can show that code uses shared memory, never that it does not.
+_SHARED_ACCESS_OPS = frozenset({0x984, 0x388, 0x38C, 0x83B, 0xFAE})
+
+
+def _accesses_shared(fn: Function) -> bool:
+    """``fn``'s own code (before any inlined callee's copy) holds a shared-memory access."""
+    end = min((offset for _, offset, _ in fn.inlined), default=len(fn.sass))
+    for i in range(0, end - 15, 16):
+        word = int.from_bytes(fn.sass[i : i + 2], "little")
+        if word & 0xFFF in _SHARED_ACCESS_OPS and (word >> 12) & 0xF != 0xF:
+            return True
+    return False
+
+
+def _dynamic_users(obj: ElfObject, module: Module, empty: list[Section]) -> list[str]:
     """Kernels without static shared memory that use the dynamic area: from sm_90 on such a
     kernel's resolved shared references leave an empty .rela.text.<k> (when it has no inlined
     callees that would leave one anyway), and the first kernel that uses shared memory is
     followed by .nv.reservedSmem.cap (or its tombstone). Below sm_90 the fact leaves no trace
-    in the bytes."""
+    in the bytes.
+
+    A kernel with inlined copies created after the cap's kernel keeps its .rela either way:
+    its own code's shared-memory instructions make it a user (:func:`_accesses_shared`), else
+    the cubin does not tell, which an edit that makes it the first kernel must know (llm.c
+    layernorm_backward sm_90, whole program: without kernel6, the cap follows kernel5, whose
+    code has its division's copies and stores to the dynamic area). Such a kernel gets fact
+    ``shared_use_unknown`` (Module._refuse_unknown_shared_use)."""
     names = {s.name[len(".nv.shared.") :] for s in empty}
     live = {s.name for s in obj.sections if not s.mercury}
     inlined = _kernels_with_copies(obj)
-    users = [k for k in sorted(names) if f".rela.text.{k}" in live and k not in inlined]
-    current = None
-    tombstones = tombstone_names(obj)
-    for y in obj.symbols:  # creation order
-        if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
-            current = y.section.name[len(".text.") :]
-        elif is_cap(y, tombstones) and current in names:
-            users.append(current)
-            break
-    return sorted(set(users))
+    users = {k for k in names if f".rela.text.{k}" in live and k not in inlined}
+    texts, cap_after = _cap_position(obj)
+    if cap_after is None or family_of(obj.sm) is Family.LEGACY:
+        return sorted(users)
+    if cap_after in names:
+        users.add(cap_after)
+    functions = {f.name: f for f in module.functions}
+    for k in texts[texts.index(cap_after) + 1 :]:
+        fn = functions.get(k)
+        if fn is None or k not in names or k not in inlined or k in users:
+            continue
+        if _accesses_shared(fn):
+            users.add(k)
+        else:
+            fn.facts["shared_use_unknown"] = True
+    return sorted(users)
 
 
 def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list[Section]) -> None:

@@ -7,6 +7,7 @@ all of those. Everything is referenced by name.
 
 from __future__ import annotations
 
+import copy
 import re
 
 import attrs
@@ -17,7 +18,7 @@ from ..arch import parse_target
 from ..errors import ModelError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ..funcorder import Mode, PtxFunction
 
@@ -467,7 +468,12 @@ class Module:
         the cubin cannot tell the outcome of (:meth:`_kernel_order_after`), nor a removal whose
         bytes depend on a PTX declaration order the cubin does not keep
         (:meth:`_refuse_unknown_creation_order`) or that moves a kept kernel's
-        ``.nv.constant4`` slots (:meth:`_refuse_moved_constant4`)."""
+        ``.nv.constant4`` slots (:meth:`_refuse_moved_constant4`), nor one that makes a kernel
+        the cubin does not say uses shared memory the first one that might
+        (:meth:`_refuse_unknown_shared_use`)."""
+        self._edit_checked(f"remove {name!r}", lambda m: m._remove_function(name))
+
+    def _remove_function(self, name: str) -> None:
         victim = self.function(name)
         everything = list(self.functions)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
@@ -690,7 +696,12 @@ class Module:
         places, and the cubin does not change). The cubin does not keep where a function
         declared by prototype was defined either: the reorder is refused where the places
         its definition may have held give different cubins (:meth:`_reordered`), and where it
-        moves a kept name's ``.nv.constant4`` slot (whole program)."""
+        moves a kept name's ``.nv.constant4`` slot (whole program), or makes a kernel the cubin
+        does not say uses shared memory the first one that might
+        (:meth:`_refuse_unknown_shared_use`)."""
+        self._edit_checked("reorder functions", lambda m: m._reorder_functions(names))
+
+    def _reorder_functions(self, names: list[str]) -> None:
         if len(set(names)) != len(names):
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
         for n in names:
@@ -704,6 +715,38 @@ class Module:
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self.functions = functions
         self._renumber_builtin_copies(before)
+
+    def _edit_checked(self, edit: str, apply: Callable[[Module], None]) -> None:
+        """Apply an edit, first to a copy where a kernel's use of shared memory is unknown
+        (:meth:`_refuse_unknown_shared_use` needs the edited module), so that a refused edit
+        leaves the module as it was."""
+        if any(f.facts.get("shared_use_unknown") for f in self.functions):
+            trial = copy.deepcopy(self)
+            apply(trial)
+            trial._refuse_unknown_shared_use(edit)
+        apply(self)
+
+    def _refuse_unknown_shared_use(self, edit: str) -> None:
+        """ModelError when the edited module's bytes depend on whether the kernels with fact
+        ``shared_use_unknown`` use the dynamic shared area: from sm_90 on ptxas puts
+        .nv.reservedSmem.cap after the first kernel that uses shared memory, and a kernel
+        with inlined copies keeps its empty .rela.text.<k> either way, so the cubin only
+        tells for the kernels before the cap's (data._dynamic_users). Both answers are built;
+        when they agree (the first user comes before every such kernel) the edit goes ahead."""
+        from .data import DYNAMIC_SHARED
+
+        unknown = {f.name for f in self.functions if f.facts.get("shared_use_unknown")}
+        if not unknown:
+            return
+        other = copy.deepcopy(self)
+        for d in other.data:
+            if d.name == DYNAMIC_SHARED and d.space == "shared":
+                d.users = sorted(set(d.users) | unknown)
+        if other.to_cubin() != self.to_cubin():
+            first = next(f.name for f in self.functions if f.name in unknown)
+            raise ModelError(
+                f"cannot {edit}: the cubin does not say whether {first!r} uses the dynamic shared memory (its inlined copies leave a relocation section either way), and ptxas puts .nv.reservedSmem.cap after the first kernel that does"
+            )
 
     def _reordered(self, names: list[str]) -> list[Function]:
         """The creation order after putting ``names``' definitions in this order, or ModelError
