@@ -214,7 +214,7 @@ def test_edits_refused_where_a_kernel_s_shared_use_decides_the_cap(ptxas_ok, tmp
     text = SHARED_USE_UNKNOWN.read_text()
     module = decompose(read_cubin(_compile(tmp_path, SHARED_USE_UNKNOWN.stem, text, target, mode)))
     module.reorder_functions(["k_store", "k_plain"])
-    swapped = _swap_entries(text, "k_plain", "k_store")
+    swapped = _swap_definitions(text, "k_plain", "k_store")
     assert build(module) == _compile(tmp_path / "swapped", SHARED_USE_UNKNOWN.stem, swapped, target, mode)
     unknown = r"the cubin does not say whether 'k_plain' uses the dynamic shared memory"
     with pytest.raises(ModelError, match=r"cannot remove 'k_last': " + unknown):
@@ -238,7 +238,7 @@ def test_reorder_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path,
     with pytest.raises(ModelError, match=r"cannot reorder functions: it moves 'malloc' from slot 1 to slot 0 of \.nv\.constant4"):
         module.reorder_functions(["k_last", "k_first"])
     assert build(module) == data
-    edited = _compile(tmp_path / "edited", src.stem, _swap_entries(text, "k_first", "k_last"), "sm_75", mode)
+    edited = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k_first", "k_last"), "sm_75", mode)
     code = {c: [s.data for s in read_cubin(c).sections if s.name == ".text.k_first"] for c in (data, edited)}
     assert code[data] != code[edited]
 
@@ -387,10 +387,17 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
     assert build(module) == want
 
 
-def _swap_entries(text: str, a: str, b: str) -> str:
-    """``text`` with the definitions of kernels ``a`` and ``b`` swapped."""
-    spans = {k: re.search(r"\n\.visible \.entry " + re.escape(k) + r"\(.*?\n}\n", text, re.S) for k in (a, b)}
-    (x, mx), (y, my) = sorted(spans.items(), key=lambda kv: kv[1].start())  # type: ignore[union-attr]
+def _definition(text: str, name: str) -> re.Match[str]:
+    """Where ``text`` defines ``name``: a kernel, or a device function's body (not its prototype)."""
+    found = re.search(r"\n\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
+    found = found or re.search(r"\n\.visible \.entry " + re.escape(name) + r"\(.*?\n}\n", text, re.S)
+    assert found is not None, name
+    return found
+
+
+def _swap_definitions(text: str, a: str, b: str) -> str:
+    """``text`` with the definitions (not the prototypes) of functions ``a`` and ``b`` swapped."""
+    mx, my = sorted((_definition(text, a), _definition(text, b)), key=lambda m: m.start())
     return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
 
 
@@ -423,7 +430,7 @@ def test_reorder_kernels_matches_ptxas(ptxas_ok, tmp_path, target, mode, probe, 
     module.reorder_functions([b, a])
     swapped = [b if n == a else a if n == b else n for n in names]
     assert [f.name for f in module.functions if "__cuda_sm" not in f.name] == [n for n in swapped if "__cuda_sm" not in n]
-    want = _compile(tmp_path / "edited", probe, _swap_entries(text, a, b), target, mode)
+    want = _compile(tmp_path / "edited", probe, _swap_definitions(text, a, b), target, mode)
     assert want != _compile(tmp_path, probe, text, target, mode)
     assert build(module) == want
 
@@ -438,16 +445,8 @@ def test_reorder_weak_builtins_follow_their_first_caller(ptxas_ok, tmp_path, tar
     text = (oracle.PROBES.parent / "probes_builtin" / "bi_weak_reorder.ptx").read_text()
     module = decompose(read_cubin(_compile(tmp_path, "bi_weak_reorder", text, target, mode)))
     module.reorder_functions(["kB", "kA"])
-    want = _compile(tmp_path / "edited", "bi_weak_reorder", _swap_entries(text, "kA", "kB"), target, mode)
+    want = _compile(tmp_path / "edited", "bi_weak_reorder", _swap_definitions(text, "kA", "kB"), target, mode)
     assert build(module) == want
-
-
-def _swap_definitions(text: str, a: str, b: str) -> str:
-    """``text`` with the definitions (not the prototypes) of functions ``a`` and ``b`` swapped."""
-    spans = {n: re.search(r"\n\.func\s+(?:\([^)]*\)\s*)?" + re.escape(n) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S) for n in (a, b)}
-    spans = {**spans, **{n: re.search(r"\n\.visible \.entry " + re.escape(n) + r"\(.*?\n}\n", text, re.S) for n in (a, b) if spans[n] is None}}
-    (x, mx), (y, my) = sorted(spans.items(), key=lambda kv: kv[1].start())  # type: ignore[union-attr]
-    return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
 
 
 @pytest.mark.parametrize("target", ["sm_75", "sm_90"])

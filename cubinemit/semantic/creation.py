@@ -94,8 +94,10 @@ def _kernel_bodies_in_place(fs: list[PtxFunction]) -> bool:
     """Whether each kernel's new builtins follow it right away: a body creates the builtins it
     calls first, and a kernel's body stands at its declaration (nvcc writes no prototype for
     a kernel it defines), so only a device function's body may come later."""
-    made: set[str] = set()  # the builtins before: a device function calling one may have made
-    # it later, its body after its prototype (fz r036 -c: f0 declared first, k0 made div.u64)
+    # the functions before, builtins counted only where they stand: a device function calling
+    # one may have made it later, its body after its prototype (fz r036 -c: f0 declared
+    # first, k0 made div.u64)
+    made: set[str] = set()
     for i, f in enumerate(fs):
         new = [c for c in f.calls if is_builtin_name(c) and c not in made]
         if f.is_kernel and [g.name for g in fs[i + 1 : i + 1 + len(new)]] != new:

@@ -719,7 +719,8 @@ class Module:
     def _edit_checked(self, edit: str, apply: Callable[[Module], None]) -> None:
         """Apply an edit, first to a copy where a kernel's use of shared memory is unknown
         (:meth:`_refuse_unknown_shared_use` needs the edited module), so that a refused edit
-        leaves the module as it was."""
+        leaves the module as it was; then to the module itself, not by taking the copy's
+        state, so that the Function and DataObject objects a caller holds stay its own."""
         if any(f.facts.get("shared_use_unknown") for f in self.functions):
             trial = copy.deepcopy(self)
             apply(trial)
