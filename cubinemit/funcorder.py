@@ -93,7 +93,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, get_args
 
 import attrs
@@ -232,9 +232,8 @@ class PtxFunction:
     ``address_taken``: every taking of a function's address in the body, in PTX
     order, duplicates kept (``mov.u64 %rd1, f;`` twice is ``("f", "f")``); a module variable
     whose initializer holds function addresses (``.global .u64 tbl[2] = {f, g};``) counts as
-    taking them, in initializer order, in the first function body of the PTX that references it
-    (and in no other). ``address_uses``: the function addresses the body's code uses, in code
-    order: its own takings and the contents of every table it references, whether the table's
+    taking them, in initializer order, in the function :func:`table_takers` names (and in no
+    other). ``address_uses``: the function addresses the body's code uses, in code order: its own takings and the contents of every table it references, whether the table's
     takings went to it or not; it orders *X* only, and defaults to ``address_taken``. Code order
     is the order of the final code (after scheduling), which the PTX order only approximates. ``params`` and
     ``returns``: only needed for :func:`prototypes` and for address-taken functions (builtins
@@ -380,6 +379,30 @@ def _first(values: Iterable[str]) -> list[str]:
 
 def _last(values: Iterable[str]) -> list[str]:
     return list(reversed(dict.fromkeys(reversed(list(values)))))
+
+
+def table_takers(functions: Sequence[PtxFunction], references: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Which function takes the addresses a module variable's initializer holds (a vtable):
+    the first that references the variable in ptxas's walk, which starts from each function in
+    *G* order and visits a function before its direct callees, those last to first, wherever
+    the bodies stand. ``functions`` in creation order with their ``calls``; ``references``:
+    function -> the variables its code references, in code order. Returns variable -> taker.
+    (tests/funcorder_probes fo_data_taker: kernel make, defined after destructor d1, takes vt;
+    fo_fptr_global: K references tbl, then its static callee pick takes ctbl before kernel L;
+    cuda-samples newdelete -c.)"""
+    table = _table(functions)
+    takers: dict[str, str] = {}
+    seen: set[str] = set()
+    stack = list(reversed(g_order(functions)))
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for var in references.get(name, ()):
+            takers.setdefault(var, name)
+        stack += [c for c in table[name].calls if c in table and c not in seen]
+    return takers
 
 
 def g_order(functions: Sequence[PtxFunction]) -> list[str]:
@@ -567,9 +590,11 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
     g_rank = {n: i for i, n in enumerate(g_order(functions))}
     created: dict[str, None] = {}
     if mode.whole_program:
+        lead = _takers(table, whole_program=True)
+        copies = _copied(functions, table)
         for k in order:
             created.setdefault(k, None)
-            for e in sorted(_externs_reached(table, k), key=g_rank.__getitem__):
+            for e in sorted(_externs_reached(table, k, copies if k in lead else ()), key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
     for group in _creation_groups(table, taken_functions(functions), order):
@@ -619,9 +644,20 @@ def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[s
     return local + [n for n in created if n not in local_set]
 
 
-def _externs_reached(table: dict[str, PtxFunction], kernel: str) -> list[str]:
+def _copied(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
+    """Whole program: the device functions every kernel that takes an address or calls through
+    a pointer gets a copy of (the address-taken ones), in their layout order: by name."""
+    return sorted((n for n in taken_functions(functions) if table[n].is_defined and not table[n].is_kernel), key=str.encode)
+
+
+def _externs_reached(table: dict[str, PtxFunction], kernel: str, copies: Sequence[str] = ()) -> list[str]:
     """Externs a kernel calls once its device functions are inlined into it, in the order of
-    their last call (each call site of a device function expands its body; recursion stops)."""
+    their last call (each call site of a device function expands its body; recursion stops).
+    ``copies``: for a kernel that takes an address or calls through a pointer, every
+    address-taken function, by name: it gets a copy of each after its own code, laid out by
+    name (Module.rename_function), so their calls come after its own
+    (tests/funcorder_probes/fo_data_taker: use, which only calls through the vtable, calls free
+    in d0's copy; cuda-samples newdelete)."""
     seq: list[str] = []
 
     def walk(name: str, stack: tuple[str, ...]) -> None:
@@ -633,6 +669,8 @@ def _externs_reached(table: dict[str, PtxFunction], kernel: str) -> list[str]:
                 walk(c, stack + (c,))
 
     walk(kernel, (kernel,))
+    for name in copies:
+        walk(name, (kernel, name))
     return _last(seq)
 
 
@@ -659,7 +697,9 @@ def callgraph(
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
     if mode.whole_program:
-        edges = [CallEdge(k, e) for k in order for e in reversed(_externs_reached(table, k))]
+        lead = _takers(table, whole_program=True)
+        copies = _copied(functions, table)
+        edges = [CallEdge(k, e) for k in order for e in reversed(_externs_reached(table, k, copies if k in lead else []))]
         return CallGraph(edges)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
@@ -1285,7 +1325,7 @@ def _inverse_dfs(
     statics = {f.name for f in funcs if f.is_static}
     defined = {n for n in order}
     steps = [0]
-    for perm in itertools.islice(itertools.permutations(takers), 5040):
+    for perm in _taker_orders(takers, table, order, hint_rank):
         x = _first(t for name in perm for t in _uses(table[name]))
 
         def children(name: str, x: list[str] = x) -> list[str]:
@@ -1353,6 +1393,23 @@ def _inverse_dfs(
         if found is not None or steps[0] > budget:
             return found
     return None
+
+
+def _taker_orders(takers: list[str], table: dict[str, PtxFunction], order: list[str], hint_rank: dict[str, int]) -> Iterator[tuple[str, ...]]:
+    """The *G* orders of the address-using functions the DFS search tries (5040 at most from
+    each start): first from the likely *G* order (non-static first, in reverse ``.text`` order,
+    which undoes the DFS roots' reversal; then the static ones in ``hint`` order, whose
+    address-taken list follows their creation), then from their order in ``order``. Eleven takers have too many orders for the search's budget to
+    reach the likely one from another start (cuda-samples newdelete -c: eight destructors and
+    methods, and three kernels taking the vtables in G order)."""
+    pos = {n: i for i, n in enumerate(order)}
+    likely = sorted(takers, key=lambda n: (table[n].is_static, hint_rank.get(n, len(hint_rank)) if table[n].is_static else 0, -pos.get(n, -1)))
+    tried: set[tuple[str, ...]] = set()
+    for start in (likely, takers):
+        for perm in itertools.islice(itertools.permutations(start), 5040):
+            if perm not in tried:
+                tried.add(perm)
+                yield perm
 
 
 def _creations(

@@ -69,13 +69,13 @@ def _body_end(text: str, start: int) -> int:
 def scan_ptx(text: str) -> list[fo.PtxFunction]:
     """Functions of a PTX module in creation order (first mention; builtins where the body that
     first needs them is parsed). A module variable whose initializer holds function addresses
-    counts as taking them in the first function body that references it (``taken_by_data`` when
+    counts as taking them in the function funcorder.table_takers names (``taken_by_data`` when
     none does)."""
     text = _COMMENT.sub(" ", text)
     order: list[str] = []
     info: dict[str, dict] = {}
     tables: dict[str, list[str]] = {}  # variable -> functions in its initializer
-    claimed: set[str] = set()  # variables a body referenced already
+    refs: dict[str, list[tuple[str, str]]] = {}  # function -> its ("addr"/"table", name) in code order
     pos = 0
     while True:
         m = _HEADER.search(text, pos)
@@ -136,10 +136,7 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             if im.group(0) in info and im.start() not in call_targets:
                 events.append((im.start(), "addr", im.group(0)))
             elif im.group(0) in tables:
-                first = im.group(0) not in claimed
-                claimed.add(im.group(0))
-                kind = "addr" if first else "use"
-                events += [(im.start() + k / 1000, kind, t) for k, t in enumerate(tables[im.group(0)])]
+                events.append((im.start(), "table", im.group(0)))
         for om in _OPCODE.finditer(body):
             b = fo.BUILTIN_FOR_OP.get(om.group(1))
             if b:
@@ -153,10 +150,24 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
                     f["calls"].append(target)
                 f["call_sites"].append(target)
             else:
-                if what == "addr":
-                    f["address_taken"].append(target)
-                f["address_uses"].append(target)
+                refs.setdefault(name, []).append((what, target))
         pos = end
+    # a table's takings go to the function funcorder.table_takers names; the others only use
+    # its contents
+    plain = [fo.PtxFunction(n, linkage=info[n]["linkage"], calls=info[n].get("calls", ())) for n in order]
+    takers = fo.table_takers(plain, {n: [t for what, t in r if what == "table"] for n, r in refs.items()})
+    claimed: set[str] = set()
+    for n in order:
+        f = info[n]
+        for what, target in refs.get(n, ()):
+            if what == "addr":
+                f["address_taken"].append(target)
+                f["address_uses"].append(target)
+                continue
+            if takers[target] == n and target not in claimed:
+                f["address_taken"] += tables[target]
+                claimed.add(target)
+            f["address_uses"] += tables[target]
     # a variable no body references still takes the addresses it holds (fo_shuffle_data)
     unclaimed = {t for v, funcs in tables.items() if v not in claimed for t in funcs}
     return [fo.PtxFunction(**info[n], taken_by_data=n in unclaimed) for n in order]
@@ -535,6 +546,21 @@ def test_inverse_on_hand_data() -> None:
         assert fo.function_order(back, mode) == order
     with pytest.raises(ModelError):
         fo.declaration_order_from(["v1", "s1", "s2", "v2", "K2", "K1"], funcs, C)
+
+
+def test_table_takers_follow_the_walk_not_the_bodies() -> None:
+    """Who takes a table's addresses, as ptxas 13.0.88 -c decided it on small modules (statics
+    f0-f3 in tbl, declared first; measured by the .nv.callgraph taker and .text order): a
+    visible function defined after a static referencing the table; a kernel's callee before a
+    later kernel; of two callees, the last called."""
+    statics = [F(f"f{i}", "static") for i in range(4)]
+    assert fo.table_takers([*statics, F("v4")], {"f1": ["tbl"], "v4": ["tbl"]}) == {"tbl": "v4"}
+    kernels = [F("k5", "visible", "f1", kernel=True), F("k4", "visible", kernel=True)]
+    assert fo.table_takers([*statics, *kernels], {"f1": ["tbl"], "k4": ["tbl"]}) == {"tbl": "f1"}
+    both = [F("k5", "visible", "f1", "f2", kernel=True)]
+    assert fo.table_takers([*statics, *both], {"f1": ["tbl"], "f2": ["tbl"]}) == {"tbl": "f2"}
+    own = [F("k4", "visible", "f1", kernel=True)]
+    assert fo.table_takers([*statics, *own], {"f1": ["tbl"], "k4": ["tbl"]}) == {"tbl": "k4"}
 
 
 def test_scanner_on_func_pointer() -> None:

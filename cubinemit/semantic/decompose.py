@@ -552,7 +552,7 @@ def decompose(obj: ElfObject) -> Module:
         fn.inlined = [(_copy_callee(s.name, prefix), s.value, s.size) for s in in_section.get(id(text), ()) if _copy_callee(s.name, prefix)]
         if not module.options.get("compile_only") and not module.device_debug:
             if fn.inlined:
-                _clones_address_only(obj, fn, first_named)
+                _clones_address_only(obj, fn, first_named, kept_sections)
             else:
                 _resolved_indirect_call(obj, fn, first_named, kept_sections)
             _resolved_extern_data(obj, fn, first_named)
@@ -1027,14 +1027,19 @@ def _own_between(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[
         fn.facts.pop("resolved_call", None)
 
 
-def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+def _clones_address_only(obj: ElfObject, fn: Function, names: dict[str, int], kept: set[str]) -> None:
     """Whole program: a kernel's calls to its clones are resolved relocations, which make
     ptxas ask for .rel/.rela.text.<k> (kept empty from sm_90 on). A kernel that only takes
     the address of functions gets their clones (every address-taken function of the module)
     reached through its .nv.constant2 table alone, and asks for nothing (fo_fptr K2: ``&op_a``,
-    clones of op_a, op_b, op_c; every target). No relocation name for the kernel: fact
-    ``clones_address_only``."""
-    if f".rel.text.{fn.name}" not in names and f".rela.text.{fn.name}" not in names and not fn.relocations:
+    clones of op_a, op_b, op_c; every target). No relocation name for the kernel, or, from
+    sm_90 on, a .rela asked and dropped (the asks of a resolved extern call, which keeps no
+    .rela: cuda-samples newdelete vectorCreate, malloc and a vtable store but no virtual
+    call; tests/funcorder_probes/fo_data_taker make): fact ``clones_address_only``."""
+    if fn.relocations:
+        return
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if (rel not in names and rela not in names) or (obj.sm >= 90 and rela in names and rela not in kept):
         fn.facts["clones_address_only"] = True
 
 
