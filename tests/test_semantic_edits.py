@@ -72,6 +72,33 @@ def test_rename_refused_where_a_section_is_named_after_the_ptx(ptxas_ok, tmp_pat
     assert module.function("k_user2").name == "k_user2"  # refused before anything changed
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["c", "O0_c"])  # (-lineinfo and -g rows: removal refused)
+@pytest.mark.parametrize("kernel", ["k_free", "k_launch"])
+def test_remove_moves_the_launched_kernel_to_the_new_first_function(ptxas_ok, tmp_path, target, mode, kernel):
+    """-rdc: ptxas lists a kernel launched from the device in the EXTERNS of the first
+    function in .text order too (tests/probes_rw6/rules/launch_externs; cuda-samples
+    cdpBezierTessellation -c without freeVertexMem). Removing k_free, which stands first in
+    -c, leaves k_launch first with child once; removing the launcher leaves child in no
+    EXTERNS. The old decomposer kept child among k_free's own facts."""
+    src = oracle.PROBES.parent / "probes_rw6" / "rules" / "launch_externs.ptx"
+    got, want = _removed(tmp_path, src, kernel, target, mode)
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["c", "O0_c"])  # (whole program: refused, who takes what is lost)
+@pytest.mark.parametrize("kernel", ["k_other", "k_create"])
+def test_remove_the_vtable_taker_hands_the_table_on(ptxas_ok, tmp_path, target, mode, kernel):
+    """The kernel that took a vtable's addresses (the first referencing it in ptxas's walk)
+    goes: the next function referencing it takes them, here the base class's destructor
+    (tests/funcorder_probes/fo_vtables; cuda-samples newdelete -c without complexVector). The
+    old model left the takings with nobody."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_vtables.ptx"
+    got, want = _removed(tmp_path, src, kernel, target, mode)
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_80", "sm_86", "sm_89"))  # FP64 literal banks: below sm_90
 def test_rename_kernel_with_constant_objects_matches_ptxas(ptxas_ok, tmp_path, target):
     """-c: a kernel's FP64 literals become LOCAL objects named after it

@@ -93,6 +93,7 @@ RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # a device-side launch of an `.extern .entry` kernel: an entry-marked undefined symbol with
     # no .nv.prototype signature string
     "extern_entry_launch": (("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120"), RDC_MODES),
+    "launch_externs": (("sm_75", "sm_87", "sm_90", "sm_100a", "sm_120"), RDC_MODES),
     # redux.sync under -g/-O0 below sm_90: the builtin __cuda_reduxsync_s32_add (no sm number)
     "builtin_redux": (("sm_80", "sm_89", "sm_90"), ("c", "g_c", "O0_c", "g")),
     # 8-bit float conversions ask .nv.compat ISA_CLASS 2 (the edit tests remove them)

@@ -61,6 +61,17 @@ def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
     return [by_name[n] if n in by_name else module.function(n) for n in names]
 
 
+def launched_kernels(module: Module) -> list[str]:
+    """Relocatable builds: the kernels some function takes the address of (a device-side
+    launch), in declaration order. ptxas lists them in the EXTERNS of the first function in
+    .text order as well as in their launcher's (cuda-samples cdpBezierTessellation -c and
+    -c -lineinfo, sm_87 and sm_100a: freeVertexMem, which launches nothing, lists
+    computeBezierLinePositions after its own __cudaCDP2Free; once it is removed the sqrt
+    builtin standing first lists it; tests/probes_rw6/rules/launch_externs)."""
+    taken = {t for f in module.functions for t in f.address_taken}
+    return [f.name for f in module.functions if f.is_kernel and f.name in taken]
+
+
 def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None) -> None:
     """.nv.info and .nv.info.<f> from the facts (records in ptxas's order per family and mode),
     the parameter banks (zero-filled: the base plus the packed parameters), .nv.callgraph and
@@ -81,6 +92,10 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
     texts = _functions_in_text_order(module, obj)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
+    if ffacts and module.options.get("compile_only") and not module.facts.get("launches_unlisted"):
+        launched = [k for k in launched_kernels(module) if k != ffacts[0].name and k not in ffacts[0].externs]
+        if launched:
+            ffacts[0] = attrs.evolve(ffacts[0], externs=(*ffacts[0].externs, *launched))
     by_name = {s.name: s for s in obj.sections}
     # the parameter layout of every kernel with a bank, worked out once for its records and its bank
     banks = {f.name: by_name[f".nv.constant0.{f.name}"] for f in texts if f".nv.constant0.{f.name}" in by_name}

@@ -598,6 +598,8 @@ def decompose(obj: ElfObject) -> Module:
     decompose_reserved_reads(obj, module)
     _resolved_data_relocations(obj, module)
     _nvinfo_facts(obj, module, symbols)
+    if module.options.get("compile_only"):
+        _first_function_launches(obj, module)
     if module.device_debug:
         _bank_alignment(module, by_name)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
@@ -1314,6 +1316,29 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
             bank2_align(fn, rel, True)
         except ModelError:
             fn.facts["constant_align"] = bank.addralign
+
+
+def _first_function_launches(obj: ElfObject, module: Module) -> None:
+    """Relocatable builds: the launched kernels that close the EXTERNS of the first function
+    in .text order are derived (semantic.build.launched_kernels), not its own: dropped from
+    its facts where they are exactly what the builder adds back; else the module fact
+    ``launches_unlisted`` turns the rule off."""
+    from .build import launched_kernels
+
+    texts = text_sections(obj)
+    first = next((f for f in module.functions if texts and f".text.{f.name}" == texts[0].name), None)
+    info = first.facts.get("nvinfo") if first is not None else None
+    if first is None or not isinstance(info, dict):
+        return
+    externs = list(info.get("externs") or ())  # type: ignore[arg-type]
+    added = [k for k in launched_kernels(module) if k != first.name and k not in first.address_taken]
+    if not added:
+        return
+    if externs[-len(added) :] == added and not set(added) & set(externs[: -len(added)]):
+        info["externs"] = externs[: -len(added)]
+    else:
+        # measured on -c and -c -lineinfo only: where the cubin shows otherwise, say so
+        module.facts["launches_unlisted"] = True
 
 
 def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> None:

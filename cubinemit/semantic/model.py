@@ -518,6 +518,7 @@ class Module:
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         from .frame import prune
 
+        takings = self._table_takings_after(name, kept, gone)
         functions = _builtins_recreated(kept, everything, gone)
         if kernel_order is not None:
             # the builder lays the kernels out in reverse model order (no takings known)
@@ -538,6 +539,8 @@ class Module:
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
         self.functions = functions
         self.data = data
+        for taker, taken in takings.items():
+            self.function(taker).address_taken = taken
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
         # and the facts of the removed kernels' copies, keyed by copy name (the Mercury frame
@@ -578,6 +581,33 @@ class Module:
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
                 self.facts = {**self.facts, "fastpath": value | back}
+
+    def _table_takings_after(self, name: str, kept: list[Function], gone: set[str]) -> dict[str, list[str]]:
+        """Relocatable and -g builds: a variable holding function addresses (a vtable) whose
+        taker goes is taken by the next function that references it in ptxas's walk
+        (funcorder.table_takers; cuda-samples newdelete -c without complexVector: its
+        destructor takes the vtable). Returns taker -> its new address_taken; refused where
+        that function takes other addresses too (where the table's fall among them is not
+        modelled)."""
+        from ..funcorder import table_takers
+        from .decompose import _ptx_function, function_tables
+
+        tables = function_tables(self)
+        if not tables or not any(f.name in gone and f.address_taken for f in self.functions):
+            return {}
+        lost = {v for v, funcs in tables.items() if any(f.name in gone and set(funcs) <= set(f.address_taken) and any(r.symbol == v for r in f.relocations) for f in self.functions)}
+        refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in kept}
+        takers = table_takers([_ptx_function(f) for f in kept], refs)
+        out: dict[str, list[str]] = {}
+        for v in sorted(lost):
+            taker = takers.get(v)
+            if taker is None:
+                continue  # nothing references it any more: taken by the data alone
+            fn = next(f for f in kept if f.name == taker)
+            if fn.address_taken or taker in out:
+                raise ModelError(f"cannot remove {name!r}: {taker!r} would take the addresses in {v!r} among its own, in an order not modelled")
+            out[taker] = list(tables[v])
+        return out
 
     def _kernel_order_after(self, name: str, gone: set[str]) -> tuple[str, ...] | None:
         """Whole program, a module whose kernels take function addresses: the kernel order after
