@@ -233,7 +233,8 @@ class PtxFunction:
     order, duplicates kept (``mov.u64 %rd1, f;`` twice is ``("f", "f")``); a module variable
     whose initializer holds function addresses (``.global .u64 tbl[2] = {f, g};``) counts as
     taking them, in initializer order, in the function :func:`table_takers` names (and in no
-    other). ``address_uses``: the function addresses the body's code uses, in code order: its own takings and the contents of every table it references, whether the table's
+    other). ``address_uses``: the function addresses the body's code uses, in code order: its
+    own takings and the contents of every table it references, whether the table's
     takings went to it or not; it orders *X* only, and defaults to ``address_taken``. Code order
     is the order of the final code (after scheduling), which the PTX order only approximates. ``params`` and
     ``returns``: only needed for :func:`prototypes` and for address-taken functions (builtins
@@ -1397,11 +1398,11 @@ def _inverse_dfs(
 
 def _taker_orders(takers: list[str], table: dict[str, PtxFunction], order: list[str], hint_rank: dict[str, int]) -> Iterator[tuple[str, ...]]:
     """The *G* orders of the address-using functions the DFS search tries (5040 at most from
-    each start): first from the likely *G* order (non-static first, in reverse ``.text`` order,
-    which undoes the DFS roots' reversal; then the static ones in ``hint`` order, whose
-    address-taken list follows their creation), then from their order in ``order``. Eleven takers have too many orders for the search's budget to
-    reach the likely one from another start (cuda-samples newdelete -c: eight destructors and
-    methods, and three kernels taking the vtables in G order)."""
+    each start): first from the likely *G* order (non-static first, in reverse ``.text``
+    order, which undoes the DFS roots' reversal; then the static ones in ``hint`` order, whose
+    address-taken list follows their creation), then from the order they were given in. From
+    there the budget ran out long before the likely order with eleven of them (cuda-samples
+    newdelete -c: eight destructors, and three kernels taking the vtables first)."""
     pos = {n: i for i, n in enumerate(order)}
     likely = sorted(takers, key=lambda n: (table[n].is_static, hint_rank.get(n, len(hint_rank)) if table[n].is_static else 0, -pos.get(n, -1)))
     tried: set[tuple[str, ...]] = set()
