@@ -591,8 +591,8 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
     g_rank = {n: i for i, n in enumerate(g_order(functions))}
     created: dict[str, None] = {}
     if mode.whole_program:
-        lead = _takers(table, whole_program=True)
         copies = _copied(functions, table)
+        lead = _takers(table, whole_program=True) if copies else set()
         for k in order:
             created.setdefault(k, None)
             for e in sorted(_externs_reached(table, k, copies if k in lead else ()), key=g_rank.__getitem__):
@@ -698,8 +698,8 @@ def callgraph(
     table = _table(functions)
     created = symbol_creation_order(functions, mode, order)
     if mode.whole_program:
-        lead = _takers(table, whole_program=True)
         copies = _copied(functions, table)
+        lead = _takers(table, whole_program=True) if copies else set()
         edges = [CallEdge(k, e) for k in order for e in reversed(_externs_reached(table, k, copies if k in lead else []))]
         return CallGraph(edges)
     defined_callers = [n for n in created if table[n].is_defined]

@@ -14,7 +14,7 @@ import enum
 import functools
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
 import attrs
@@ -279,6 +279,14 @@ _FASTPATH_MUFU_FUNCS: Final = frozenset({2, 3, 5, 8})
 _FASTPATH_FSETP_IMM: Final = 0x80B
 
 
+def instruction_words(sass: bytes, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """(offset, first 16-bit word) of each 16-byte SASS instruction before ``end``: the word
+    whose low bits hold the opcode (bits 0-11) and the predicate (bits 12-15)."""
+    stop = len(sass) if end is None else min(end, len(sass))
+    for i in range(0, stop - 15, 16):
+        yield i, int.from_bytes(sass[i : i + 2], "little")
+
+
 def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True) -> int:
     """The CAN_FASTPATH_FINALIZE bits ``sass`` may have cleared (what an edit that removes
     functions needs to know whether the module's mask comes back): on sm_100 bit 3, with FP64
@@ -286,8 +294,7 @@ def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True)
     not under -O0, where only rcp.approx of these clears it, which this does not see)."""
     if parse_target(arch).sm != 100:
         return 0
-    for i in range(0, len(sass) - 15, 16):
-        word = int.from_bytes(sass[i : i + 2], "little")
+    for i, word in instruction_words(sass):
         op = word & 0x1FF
         if op in _FASTPATH_FP64_OPS or word & 0xFFF == _FASTPATH_FSETP_IMM:
             return 0x8
@@ -330,8 +337,8 @@ _F2FP: Final = 0x23E
 _F2FP_LOW_PRECISION_BITS: Final = (1 << (89 - 64)) | (1 << (90 - 64))
 
 
-def _asks_isa_class2_at(sass: bytes, i: int, ops: frozenset[int]) -> bool:
-    op = int.from_bytes(sass[i : i + 2], "little") & 0xFFF
+def _asks_isa_class2_at(sass: bytes, i: int, word: int, ops: frozenset[int]) -> bool:
+    op = word & 0xFFF
     if op == _F2FP:
         return bool(int.from_bytes(sass[i + 8 : i + 16], "little") & _F2FP_LOW_PRECISION_BITS)
     return op in ops
@@ -345,7 +352,7 @@ def asks_isa_class2(arch: str | Target, sass: bytes) -> bool:
     sm_120: only testKernel<float>'s UI2FP)."""
     t = parse_target(arch)
     ops = _ISA_CLASS2_OPCODES[120 if t.sm >= 120 else 100 if t.sm >= 100 else 90]
-    return any(_asks_isa_class2_at(sass, i, ops) for i in range(0, len(sass) - 15, 16))
+    return any(_asks_isa_class2_at(sass, i, word, ops) for i, word in instruction_words(sass))
 
 
 def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None, tensormap: int = 0) -> list[CompatRecord]:

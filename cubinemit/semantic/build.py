@@ -61,17 +61,6 @@ def _functions_in_text_order(module: Module, obj: ElfObject) -> list[Function]:
     return [by_name[n] if n in by_name else module.function(n) for n in names]
 
 
-def launched_kernels(module: Module) -> list[str]:
-    """Relocatable builds: the kernels some function takes the address of (a device-side
-    launch), in declaration order. ptxas lists them in the EXTERNS of the first function in
-    .text order as well as in their launcher's (cuda-samples cdpBezierTessellation -c and
-    -c -lineinfo, sm_87 and sm_100a: freeVertexMem, which launches nothing, lists
-    computeBezierLinePositions after its own __cudaCDP2Free; once it is removed the sqrt
-    builtin standing first lists it; tests/probes_rw6/rules/launch_externs)."""
-    taken = {t for f in module.functions for t in f.address_taken}
-    return [f.name for f in module.functions if f.is_kernel and f.name in taken]
-
-
 def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | None = None) -> None:
     """.nv.info and .nv.info.<f> from the facts (records in ptxas's order per family and mode),
     the parameter banks (zero-filled: the base plus the packed parameters), .nv.callgraph and
@@ -81,7 +70,7 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
     from ..nvinfo.builder import build_module_info, param_layout
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
-    from .decompose import ptx_functions
+    from .decompose import launched_kernels, ptx_functions
 
     if ptx is None:
         ptx = ptx_functions(module)

@@ -65,6 +65,7 @@ from ..elf.constants import STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_SECTION
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.order import symbol_order
 from ..errors import ModelError
+from ..nvinfo.gating import instruction_words
 from .model import DataObject, Function, Module, Relocation
 
 DEBUG_SHARED = ".nv_debug.shared"
@@ -699,11 +700,7 @@ _SHARED_ACCESS_OPS = frozenset({0x984, 0x388, 0x38C, 0x83B, 0xFAE})
 def _accesses_shared(fn: Function) -> bool:
     """``fn``'s own code (before any inlined callee's copy) holds a shared-memory access."""
     end = min((offset for _, offset, _ in fn.inlined), default=len(fn.sass))
-    for i in range(0, end - 15, 16):
-        word = int.from_bytes(fn.sass[i : i + 2], "little")
-        if word & 0xFFF in _SHARED_ACCESS_OPS and (word >> 12) & 0xF != 0xF:
-            return True
-    return False
+    return any(word & 0xFFF in _SHARED_ACCESS_OPS and (word >> 12) & 0xF != 0xF for _, word in instruction_words(fn.sass, end))
 
 
 def _dynamic_users(obj: ElfObject, module: Module, empty: list[Section]) -> list[str]:

@@ -390,6 +390,17 @@ def function_tables(module: Module) -> dict[str, list[str]]:
     return out
 
 
+def launched_kernels(module: Module) -> list[str]:
+    """Relocatable builds: the kernels some function takes the address of (a device-side
+    launch), in declaration order. ptxas lists them in the EXTERNS of the first function in
+    .text order as well as in their launcher's (cuda-samples cdpBezierTessellation -c and
+    -c -lineinfo, sm_87 and sm_100a: freeVertexMem, which launches nothing, lists
+    computeBezierLinePositions after its own __cudaCDP2Free; once it is removed the sqrt
+    builtin standing first lists it; tests/probes_rw6/rules/launch_externs)."""
+    taken = {t for f in module.functions for t in f.address_taken}
+    return [f.name for f in module.functions if f.is_kernel and f.name in taken]
+
+
 def ptx_functions(module: Module) -> list[PtxFunction]:
     """The funcorder view of the module's functions (see :func:`_ptx_function`). A function
     whose address only module data holds (no function references the variable) is marked
@@ -1320,11 +1331,9 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
 
 def _first_function_launches(obj: ElfObject, module: Module) -> None:
     """Relocatable builds: the launched kernels that close the EXTERNS of the first function
-    in .text order are derived (semantic.build.launched_kernels), not its own: dropped from
+    in .text order are derived (:func:`launched_kernels`), not its own: dropped from
     its facts where they are exactly what the builder adds back; else the module fact
     ``launches_unlisted`` turns the rule off."""
-    from .build import launched_kernels
-
     texts = text_sections(obj)
     first = next((f for f in module.functions if texts and f".text.{f.name}" == texts[0].name), None)
     info = first.facts.get("nvinfo") if first is not None else None

@@ -595,7 +595,8 @@ class Module:
         tables = function_tables(self)
         if not tables or not any(f.name in gone and f.address_taken for f in self.functions):
             return {}
-        lost = {v for v, funcs in tables.items() if any(f.name in gone and set(funcs) <= set(f.address_taken) and any(r.symbol == v for r in f.relocations) for f in self.functions)}
+        # the tables a removed function took: it references them and holds their contents
+        lost = {r.symbol for f in self.functions if f.name in gone for r in f.relocations if r.symbol in tables and set(tables[r.symbol]) <= set(f.address_taken)}
         refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in kept}
         takers = table_takers([_ptx_function(f) for f in kept], refs)
         out: dict[str, list[str]] = {}
