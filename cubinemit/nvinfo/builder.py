@@ -166,6 +166,9 @@ ORDER_L: tuple[_Slot, ...] = (
 
 #: ``.nv.info.<f>`` on sm_90 and newer.
 ORDER_HB: tuple[_Slot, ...] = (
+    # .blocksareclusters stands before everything, CUDA_API_VERSION included (sm_90, sm_90a,
+    # sm_100a, sm_120; every mode: tests/probes_directives/blocks_clusters.ptx)
+    EIAttr.BLOCKS_ARE_CLUSTERS,
     EIAttr.CUDA_API_VERSION,
     EIAttr.KPARAM_INFO,
     EIAttr.KPARAM_INFO_V2,
@@ -710,6 +713,8 @@ def build_function_info(
         s.add(EIAttr.MAX_CLUSTER_RANK, U32Value(EIAttr.MAX_CLUSTER_RANK, f.max_cluster_rank))
     if kernel and f.explicit_cluster:
         s.add(EIAttr.EXPLICIT_CLUSTER, Flag(EIAttr.EXPLICIT_CLUSTER))
+    if kernel and f.blocks_are_clusters:
+        s.add(EIAttr.BLOCKS_ARE_CLUSTERS, Flag(EIAttr.BLOCKS_ARE_CLUSTERS))
     if module.tools_patch:
         s.add(EIAttr.TOOLS_PATCH_FUNC, Flag(EIAttr.TOOLS_PATCH_FUNC))
     prop = propagate(module, f, by_name) if _propagates(module, f) else None
@@ -831,7 +836,7 @@ _CONFLICTS = (
     ("tcgen05_1cta", "tcgen05_2cta", "a function cannot use both .cta_group::1 and .cta_group::2"),
 )
 #: Facts only an entry can carry (PTX performance directives).
-_ENTRY_ONLY = ("maxntid", "reqntid", "minnctapersm", "maxnreg", "cluster_dims", "max_cluster_rank", "explicit_cluster")
+_ENTRY_ONLY = ("maxntid", "reqntid", "minnctapersm", "maxnreg", "cluster_dims", "max_cluster_rank", "explicit_cluster", "blocks_are_clusters")
 
 
 def _validate(t: Target, module: ModuleFacts, f: FunctionFacts) -> None:
@@ -847,6 +852,9 @@ def _validate(t: Target, module: ModuleFacts, f: FunctionFacts) -> None:
         raise ModelError(f"function {f.name!r} on {t.name}: -astoolspatch modules cannot hold entry functions")
     if f.clones and not module.whole_program:
         raise ModelError(f"function {f.name!r} on {t.name}: whole-program clones in a -c/-g module")
+    if f.blocks_are_clusters and (f.reqntid is None or f.cluster_dims is None):
+        # ptxas: ".reqntid and .reqnctapercluster directive(s) required for directive '.blocksareclusters'"
+        raise ModelError(f"function {f.name!r} on {t.name}: blocks_are_clusters needs reqntid and cluster_dims")
 
 
 def _target(target: str | Target | None, module: ModuleFacts) -> Target:

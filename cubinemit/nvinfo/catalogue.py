@@ -248,6 +248,7 @@ _PTXAS_SEEN: Mapping[EIAttr, tuple[EIFormat, Scope]] = types.MappingProxyType(
         EIAttr.MERCURY_ISA_VERSION: (_H, _F),
         EIAttr.UNUSED_LOAD_BYTE_OFFSET: (_S, _F),
         EIAttr.REG_RECONFIG: (_N, _F),
+        EIAttr.BLOCKS_ARE_CLUSTERS: (_N, _F),
     }
 )
 

@@ -287,6 +287,7 @@ def _function(
     kw["reqntid"] = dim(EIAttr.REQNTID)
     kw["cluster_dims"] = dim(EIAttr.CTA_PER_CLUSTER)
     kw["explicit_cluster"] = EIAttr.EXPLICIT_CLUSTER in by
+    kw["blocks_are_clusters"] = EIAttr.BLOCKS_ARE_CLUSTERS in by
     rank = one(EIAttr.MAX_CLUSTER_RANK)
     kw["max_cluster_rank"] = rank.value if isinstance(rank, U32Value) else None
 

@@ -235,6 +235,8 @@ class FunctionFacts:
     #: ``.reqnctapercluster`` / ``.explicitcluster`` / ``.maxclusterrank``
     cluster_dims: tuple[int, int, int] | None = attrs.field(default=None, converter=_dim3, validator=_dim3_ok)
     explicit_cluster: bool = False
+    #: ``.blocksareclusters`` (with .reqntid and .reqnctapercluster): each CTA is a cluster
+    blocks_are_clusters: bool = False
     max_cluster_rank: int | None = attrs.field(default=None, validator=_opt(32))
     #: whole-program clones in this function's .text (the builder orders them:
     #: cubinemit.nvinfo.builder.clone_order)

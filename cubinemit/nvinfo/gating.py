@@ -166,6 +166,7 @@ _RULES: Mapping[EIAttr, _Rule] = types.MappingProxyType(
         EIAttr.CTA_PER_CLUSTER: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
         EIAttr.EXPLICIT_CLUSTER: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
         EIAttr.MAX_CLUSTER_RANK: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
+        EIAttr.BLOCKS_ARE_CLUSTERS: _rule(lambda t: t.sm >= 90, (_USED, None), "clusters need sm_90"),
         EIAttr.RESERVED_SMEM_USED: _reserved_smem,
         EIAttr.AT_ENTRY_FRAGMENTS: _tcgen05,
         EIAttr.TCGEN05_1CTA_USED: _tcgen05,

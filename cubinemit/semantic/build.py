@@ -127,6 +127,15 @@ def _handle_slots(module: Module) -> dict[str, tuple]:  # type: ignore[type-arg]
     return plan_slots(module)
 
 
+def _commons_resolved(module: Module) -> Module:
+    """``module``, or a copy whose ``.common`` variables are visible ones: a whole-program
+    build allocates a .common .global as if it were .visible (GLOBAL symbol, declaration
+    order: tests/probes_directives/common_global); only -c leaves it in SHN_COMMON."""
+    if module.options.get("compile_only") or not any(d.linkage == "common" for d in module.data):
+        return module
+    return attrs.evolve(module, data=[attrs.evolve(d, linkage="visible") if d.linkage == "common" else d for d in module.data])
+
+
 def _frame_in_text_order(module: Module, ptx: Sequence[PtxFunction]) -> Module:
     """``module``, or a copy whose .debug_frame pairs stand in .text order (ptxas writes them
     so; a backend that reordered its functions still holds them in the old order). ``ptx``:
@@ -160,6 +169,7 @@ def _build_object(module: Module) -> tuple[ElfObject, list[Section] | None]:
     numbers the sections as the layout does: the layout takes it rather than sort again)."""
     from .decompose import ptx_functions
 
+    module = _commons_resolved(module)
     ptx = tuple(ptx_functions(module))
     module = _frame_in_text_order(module, ptx)
     obj = emit(module, ptx)

@@ -61,7 +61,7 @@ from ..elf.constants import (
     SHT_NOBITS,
     SHT_PROGBITS,
 )
-from ..elf.constants import STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_SECTION
+from ..elf.constants import SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_SECTION
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.order import symbol_order
 from ..errors import ModelError
@@ -179,7 +179,7 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
     variables = [
         d
         for d in module.data
-        if (d.space in ("global", "const") and d.linkage != "extern") or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")
+        if (d.space in ("global", "const") and d.linkage not in ("extern", "common")) or (shared_too and d.space == "shared" and d.scope is None and d.linkage != "extern")
     ]
     for v in variables:
         if v.linkage not in ("visible", "weak", "static"):
@@ -322,8 +322,9 @@ _EXTERN_SPACES = {SPACE_MARKS[space]: space for space in ("global", "const")}
 
 
 def _extern_data(y: Symbol) -> bool:
-    """An undefined GLOBAL .global/.const variable (an extern of a -c build)."""
-    return y.type == 13 and y.bind == STB_GLOBAL and y.section is None and y.shndx == 0 and (y.other & ~0x04) in _EXTERN_SPACES
+    """An undefined GLOBAL .global/.const variable (an extern of a -c build), or a ``.common``
+    one (SHN_COMMON)."""
+    return y.type == 13 and y.bind == STB_GLOBAL and y.section is None and y.shndx in (0, SHN_COMMON) and (y.other & ~0x04) in _EXTERN_SPACES
 
 
 #: the linkage of a defined variable's symbol, by binding
@@ -496,7 +497,10 @@ def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Secti
             # -c: an extern .global/.const variable (defined in another translation unit) is an
             # undefined GLOBAL STT_CUDA_OBJECT marked with its space, of its declared size,
             # named with the visible variables in declaration order (rdc_lib probe, every target)
-            module.data.append(DataObject(name=y.name, space=_EXTERN_SPACES[y.other & ~0x04], size=y.size, linkage="extern", managed=bool(y.other & 0x04)))
+            # -c .common .global: the same, in SHN_COMMON, its value the alignment (probe
+            # tests/probes_directives/common_global)
+            common = y.shndx == SHN_COMMON
+            module.data.append(DataObject(name=y.name, space=_EXTERN_SPACES[y.other & ~0x04], size=y.size, align=y.value if common else 1, linkage="common" if common else "extern", managed=bool(y.other & 0x04)))
             continue
         s = y.section
         init = None if s.name == GLOBAL else bytes(s.data[y.value : y.value + y.size])

@@ -402,7 +402,7 @@ def launched_kernels(module: Module) -> list[str]:
 
 
 def ptx_functions(module: Module) -> list[PtxFunction]:
-    """The funcorder view of the module's functions (see :func:`_ptx_function`). A function
+    """The funcorder view of the module's functions (see :func:`ptx_function`). A function
     whose address only module data holds (no function references the variable) is marked
     ``taken_by_data``; a function that references such a table uses its contents
     (:func:`_address_uses`)."""
@@ -412,7 +412,7 @@ def ptx_functions(module: Module) -> list[PtxFunction]:
         # a variable a body references makes that body the taker (funcorder.PtxFunction)
         read = {r.symbol for f in module.functions for r in f.relocations}
         named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
-    return [_ptx_function(f, tables, f.name in named) for f in module.functions]
+    return [ptx_function(f, tables, f.name in named) for f in module.functions]
 
 
 def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
@@ -433,7 +433,10 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
     return uses
 
 
-def _ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
+def ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
+    """One function as the order rules see it (funcorder.PtxFunction): its linkage, calls,
+    takings and prototypes; ``tables`` (variable -> function addresses) gives the address
+    uses of a function referencing one."""
     linkage = f.linkage
     if linkage == "static" and is_builtin_name(f.name):
         # relocatable non-debug builds bind ptxas's builtins LOCAL like static functions, but

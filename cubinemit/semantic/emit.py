@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..arch import facts, family_of, Family
 from ..elf.constants import (
     ET_EXEC,
+    SHN_COMMON,
     STB_WEAK,
     ET_REL,
     SHT_CUDA_CONSTANT,
@@ -1355,11 +1356,15 @@ class _Emitter:
                 # declaration order with the visible variables (texref_*, hnd_* probes)
                 self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
                 continue
-            if v.linkage == "extern" and v.space in ("global", "const"):
-                # -c: an extern variable, undefined, of its declared size (rdc_lib probe)
+            if v.linkage in ("extern", "common") and v.space in ("global", "const"):
+                # -c: an extern variable, undefined, of its declared size (rdc_lib probe); a
+                # .common one the same in SHN_COMMON, its value the alignment (common_global)
                 if not self.rel:
                     raise ModelError(f"extern variable {v.name!r}: only relocatable output leaves a variable undefined")
-                self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=0x1D, other=self.space_mark(v), size=v.size)
+                y = self.obj.new_symbol(v.name, info=0x1D, other=self.space_mark(v), size=v.size, value=v.align if v.linkage == "common" else 0)
+                if v.linkage == "common":
+                    y.shndx = SHN_COMMON
+                self.data_symbols[v.name] = y
                 continue
             if id(v) in planned and v.linkage == "visible" and not self.dropped(v):
                 name = section_of(v)

@@ -34,6 +34,8 @@ LINE_PAYLOADS = (".debug_line", ".nv_debug_line_sass", ".nv_debug_ptx_txt")
 NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
 
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
+#: a variable may also be ``.common`` (DataObject.linkage)
+DATA_LINKAGES = (*LINKAGES, "common")
 SPACES = ("global", "const", "shared", "local", "tex", "surf", "sampler")
 
 
@@ -232,6 +234,11 @@ def _check_linkage(_inst: object, attr: attrs.Attribute, value: str) -> None:  #
         raise ModelError(f"{attr.name} {value!r} is not one of {', '.join(LINKAGES)}")
 
 
+def _check_data_linkage(_inst: object, attr: attrs.Attribute, value: str) -> None:  # type: ignore[type-arg]
+    if value not in DATA_LINKAGES:
+        raise ModelError(f"{attr.name} {value!r} is not one of {', '.join(DATA_LINKAGES)}")
+
+
 @attrs.define
 class Relocation:
     """A relocation a backend emits: where, what kind, against which symbol (by name).
@@ -289,8 +296,10 @@ class DataObject:
     align: int = 1
     init: bytes | None = None
     #: "visible", "weak" (`.weak`: WEAK symbol, walked and laid out with the visible ones),
-    #: "static" (no linkage directive) or "extern"
-    linkage: str = attrs.field(default="visible", validator=_check_linkage)
+    #: "static" (no linkage directive), "extern" or "common" (`.common .global`: under -c a
+    #: SHN_COMMON symbol whose value is the alignment, no storage; whole-program builds
+    #: allocate it like a variable without a linkage directive)
+    linkage: str = attrs.field(default="visible", validator=_check_data_linkage)
     #: functions that use it (shared-memory allocation needs the users)
     users: list[str] = attrs.field(factory=list)
     #: relocations inside the initialiser (offset from the variable's first byte), e.g. the
@@ -412,11 +421,26 @@ class Module:
         return fn
 
     def add_global(
-        self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, weak: bool = False, relocations: list[Relocation] | None = None
+        self,
+        name: str,
+        size: int,
+        *,
+        align: int = 1,
+        init: bytes | None = None,
+        visible: bool = False,
+        weak: bool = False,
+        common: bool = False,
+        relocations: list[Relocation] | None = None,
     ) -> DataObject:
         """Append a module ``.global`` variable (``init`` None: uninitialised, in .nv.global);
-        ``weak`` for ``.weak .global`` (nvcc's templated __device__ variables under -rdc)."""
-        return self._add_data(DataObject(name, "global", size, align, init, _data_linkage(name, visible, weak), relocations=list(relocations or ())))
+        ``weak`` for ``.weak .global`` (nvcc's templated __device__ variables under -rdc),
+        ``common`` for ``.common .global`` (uninitialised)."""
+        linkage = _data_linkage(name, visible, weak)
+        if common:
+            if visible or weak or init is not None:
+                raise ModelError(f"common variable {name!r} cannot be visible, weak or initialised")
+            linkage = "common"
+        return self._add_data(DataObject(name, "global", size, align, init, linkage, relocations=list(relocations or ())))
 
     def add_constant(
         self, name: str, size: int, *, align: int = 1, init: bytes | None = None, visible: bool = False, weak: bool = False, relocations: list[Relocation] | None = None
@@ -590,7 +614,7 @@ class Module:
         that function takes other addresses too (where the table's fall among them is not
         modelled)."""
         from ..funcorder import table_takers
-        from .decompose import _ptx_function, function_tables
+        from .decompose import ptx_function, function_tables
 
         tables = function_tables(self)
         if not tables or not any(f.name in gone and f.address_taken for f in self.functions):
@@ -598,7 +622,7 @@ class Module:
         # the tables a removed function took: it references them and holds their contents
         lost = {r.symbol for f in self.functions if f.name in gone for r in f.relocations if r.symbol in tables and set(tables[r.symbol]) <= set(f.address_taken)}
         refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in kept}
-        takers = table_takers([_ptx_function(f) for f in kept], refs)
+        takers = table_takers([ptx_function(f) for f in kept], refs)
         out: dict[str, list[str]] = {}
         for v in sorted(lost):
             taker = takers.get(v)
