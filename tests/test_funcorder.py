@@ -136,7 +136,10 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             if im.group(0) in info and im.start() not in call_targets:
                 events.append((im.start(), "addr", im.group(0)))
             elif im.group(0) in tables:
-                events.append((im.start(), "table", im.group(0)))
+                # `ld.global.u64 %rd, [tbl]` loads from the table, taking nothing; `mov.u64
+                # %rd, tbl` takes its contents (fo_table_load)
+                load = body[: im.start()].rstrip().endswith("[")
+                events.append((im.start(), "load" if load else "table", im.group(0)))
         for om in _OPCODE.finditer(body):
             b = fo.BUILTIN_FOR_OP.get(om.group(1))
             if b:
@@ -164,7 +167,10 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
                 f["address_taken"].append(target)
                 f["address_uses"].append(target)
                 continue
-            if takers[target] == n and target not in claimed:
+            if what == "load":
+                f["address_uses"] += tables[target]
+                continue
+            if takers.get(target) == n and target not in claimed:
                 f["address_taken"] += tables[target]
                 claimed.add(target)
             f["address_uses"] += tables[target]

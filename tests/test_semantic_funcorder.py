@@ -132,3 +132,28 @@ def test_prototype_order_the_rules_do_not_give_declines() -> None:
     assert _check_prototypes(funcs, mode, order, 75, ["e1", "e2"]) == funcs
     with pytest.raises(NotImplementedError, match=r"\.nv\.prototype entries"):
         _check_prototypes(funcs, mode, order, 75, ["e2", "e1"])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_g_externs_reached_through_a_table_come_late(ptxas_ok: None, target: str) -> None:
+    """-g, fo_table_load: k1 reaches f1's malloc only through a call into a function table and
+    is not first in .text, so ptxas writes its EXTERNS after EXIT_INSTR_OFFSETS; k3, first in
+    .text, has it in place. The builder gives both from facts that hold no call graph: the
+    spec's module facts carry neither the call graph nor the table functions (both derived)."""
+    from cubinemit.nvinfo import decode_nvinfo
+    from cubinemit.semantic.model import Module
+
+    data = oracle.compile_ptx(PROBES / "fo_table_load.ptx", target, "g").read_bytes()
+    obj = read_cubin(data)
+    names = [""] + [y.name for y in obj.symbols]
+
+    def attrs_of(kernel: str) -> list[str]:
+        s = next(s for s in obj.sections if s.name == f".nv.info.{kernel}")
+        return [r.attr.name for r in decode_nvinfo(s.data, section=s.name, symbol_name=names.__getitem__)]
+
+    k1, k3 = attrs_of("k1"), attrs_of("k3")
+    assert k1.index("EXTERNS") > k1.index("EXIT_INSTR_OFFSETS")
+    assert k3.index("EXTERNS") < k3.index("EXIT_INSTR_OFFSETS")
+    module = Module.from_cubin(data)
+    assert not {"call_graph", "table_functions"} & set(module.facts["nvinfo"])  # type: ignore[arg-type]
+    assert first_difference(module.to_cubin(), data) is None

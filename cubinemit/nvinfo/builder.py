@@ -344,6 +344,32 @@ def _callees(module: ModuleFacts) -> dict[str, list[str]]:
     return out
 
 
+def _table_externs_only(module: ModuleFacts, name: str, functions: Mapping[str, FunctionFacts]) -> bool:
+    """No function ``name`` knows from the start brings an extern (:func:`_propagate`): it
+    knows its direct callees, the functions whose address code takes that its indirect calls
+    reach, and the functions a callee takes the address of (a table's destructor calling its
+    vtable's methods: fold_virtual_kernels -g, areas gets Ci::area's vprintf in place; the
+    kernel's own takings do not count: fo_vtables -g, k_other), each with what it knows."""
+    tables = set(module.table_functions)
+    g = module.call_graph
+    direct: dict[str, set[str]] = {}
+    for e in g.calls:
+        direct.setdefault(e.caller, set()).add(e.callee)
+    taken: dict[str, list[str]] = {}
+    for e in g.indirect_targets:
+        taken.setdefault(e.caller, []).append(e.callee)
+    edges = {caller: [c for c in callees if c in direct.get(caller, ()) or c not in tables] for caller, callees in _callees(module).items()}
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        cur = stack.pop()
+        for callee in [*edges.get(cur, ()), *(taken.get(cur, ()) if cur != name else ())]:
+            if callee not in seen:
+                seen.add(callee)
+                stack.append(callee)
+    return not any(functions[n].externs for n in seen if n in functions)
+
+
 class FunctionMap(dict):  # type: ignore[type-arg]
     """Functions by name in .text order, remembering what every :func:`propagate` call over it
     needs once (each function's position, whether the user's code calls externs): a module of
@@ -530,6 +556,17 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
         for e in f.externs:
             if e not in externs and e not in late:
                 target.append(e)
+    if externs and not late and not facts.externs and module.table_functions and rank.get(facts.name) != 0 and _table_externs_only(module, facts.name, functions):
+        # a kernel whose externs all come from functions it reaches through its indirect
+        # calls into function tables (vtables), not first in .text: ptxas counts a table's
+        # functions as reachable only after the kernel's records are made and appends an
+        # EXTERNS record of its own after them (tests/funcorder_probes/fo_table_load and
+        # fo_vtables -g: k1, k_delete, k_other; every target). The first function has the
+        # module's address-taken functions among its callees from the start; functions whose
+        # address code takes are known from the start (propagation_order -g: kp_ind_ab gets
+        # fd's malloc in place); a kernel with an EXTERNS of its own gets them in it, after
+        # its own (fo_table_load_own -g: vprintf free malloc)
+        late, externs = externs, []
     if late:
         tail.append(EIAttr.EXTERNS)
     num_barriers = max([facts.num_barriers, *(f.num_barriers for f in reached)])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import attrs
 
 from ..arch import facts as arch_facts
-from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE
+from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE, STT_FUNC
 from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
@@ -131,6 +131,20 @@ class _Raw:
     records: list[NvInfoRecord]
 
 
+def table_functions(obj: ElfObject) -> tuple[str, ...]:
+    """The functions whose address a module variable's initializer holds: the FUNC symbols the
+    relocations of the module data sections name (.nv.global.init, .nv.constant3)."""
+    out: dict[str, None] = {}
+    for s in obj.relocation_sections():
+        target = s.info
+        if s.mercury or not isinstance(target, Section) or not target.name.startswith((".nv.global", ".nv.constant")) or target.name.startswith(".nv.constant0"):
+            continue
+        for r in s.relocs:
+            if r.symbol is not None and r.symbol.type == STT_FUNC:
+                out.setdefault(r.symbol.name, None)
+    return tuple(out)
+
+
 def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> tuple[ModuleFacts, list[FunctionFacts]]:
     """The module facts and the facts of every function with its own .text, in .text order
     (``symbols``: symbol_order(obj), when the caller has it)."""
@@ -188,6 +202,7 @@ def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> 
         uses_texture_query=uses_query,
         samplers=samplers,
         call_graph=graph,
+        table_functions=table_functions(obj),
     )
 
     # --- functions with their own .text, in section order

@@ -357,7 +357,13 @@ class ModuleFacts:
     uses_texture_query: bool = False
     #: initialised ``.samplerref``\\s in declaration order
     samplers: tuple[Sampler, ...] = attrs.field(default=(), converter=_tuple_of(Sampler))
+    #: the module's call graph (.nv.callgraph), which -g folds along. Derived: the semantic
+    #: builder works it out from the functions' call facts (funcorder.callgraph), and a
+    #: module spec does not hold it
     call_graph: CallGraph = attrs.field(factory=CallGraph, converter=_callgraph)
+    #: the functions whose address a module variable's initializer holds (vtables, function
+    #: tables). Derived like call_graph: from the variables' relocations
+    table_functions: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     @property
     def whole_program(self) -> bool:

@@ -69,8 +69,9 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     from ..funcorder import callgraph as derive_callgraph
     from ..nvinfo import encode_callgraph, encode_nvinfo, encode_prototype
     from ..nvinfo.builder import build_module_info, param_layout
+    from ..nvinfo.callgraph import CallGraph
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
-    from .decompose import launched_kernels, ptx_functions
+    from .decompose import function_tables, launched_kernels, ptx_functions
 
     if ptx is None:
         ptx = ptx_functions(module)
@@ -80,6 +81,14 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
         raise NotImplementedError("the module has no .nv.info facts")
     mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
     texts = _functions_in_text_order(module, obj)
+    offsets = obj.strtab.offsets()
+    by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
+    graph = obj.find_section(".nv.callgraph")
+    # the call graph (.nv.callgraph, which -g folds along) and the functions in tables, from
+    # the functions' call facts and the data: derived, never read from the spec
+    cg = derive_callgraph(list(ptx), module.ordering_mode(), [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm) if graph is not None else CallGraph()
+    tables = tuple(dict.fromkeys(n for names in function_tables(module).values() for n in names))
+    mfacts = attrs.evolve(mfacts, call_graph=cg, table_functions=tables)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
     if ffacts and module.options.get("compile_only") and not module.facts.get("launches_unlisted"):
         launched = [k for k in launched_kernels(module) if k != ffacts[0].name and k not in ffacts[0].externs]
@@ -100,12 +109,7 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
             # (cubinemit.alloc.params; the slots are zero, filled by their relocations)
             end = slots[f.name][-1].offset + 4 if slots.get(f.name) else lay.base + lay.size
             bank.data = bytes(end)
-    offsets = obj.strtab.offsets()
-    by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
-    graph = obj.find_section(".nv.callgraph")
     if graph is not None:
-        emitter_mode = module.ordering_mode()
-        cg = derive_callgraph(list(ptx), emitter_mode, [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm)
         graph.data = encode_callgraph(cg, symbol_index=symbol_index)
     proto = obj.find_section(".nv.prototype")
     if proto is not None and proto in obj.sections:

@@ -412,6 +412,14 @@ def ptx_functions(module: Module) -> list[PtxFunction]:
         # a variable a body references makes that body the taker (funcorder.PtxFunction)
         read = {r.symbol for f in module.functions for r in f.relocations}
         named = {r.symbol for d in module.data if d.name not in read for r in d.relocations}
+        if not module.ordering_mode().whole_program:
+            # relocatable and -g builds list every taking (.nv.callgraph): a function a table
+            # holds that no function takes was only loaded through (`ld.global.u64 %rd, [tbl]`
+            # takes nothing, `mov.u64 %rd, tbl` takes the table's contents; the relocations are
+            # the same): the data alone takes it (tests/funcorder_probes/fo_table_load)
+            taken = {t for f in module.functions for t in f.address_taken}
+            names = {f.name for f in module.functions}
+            named |= {r.symbol for d in module.data for r in d.relocations if r.symbol in names and r.symbol not in taken}
     return [ptx_function(f, tables, f.name in named) for f in module.functions]
 
 
@@ -1110,15 +1118,25 @@ def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     from ..elf.order import symbol_order
     from ..nvinfo import encode_nvinfo
     from ..nvinfo.builder import build_module_info
+    from ..nvinfo.callgraph import decode_callgraph
+    from ..nvinfo.decompose import table_functions
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
 
-    index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
+    ordered = symbol_order(obj)
+    index = {y.name: i for i, y in enumerate(ordered, start=1) if y.name}
+    names = [""] + [y.name for y in ordered]
+    graph_sec = obj.find_section(".nv.callgraph")
+    # (the module facts hold neither: both are derived)
+    mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
+    if graph_sec is not None:
+        mfacts = attrs.evolve(mfacts, call_graph=decode_callgraph(graph_sec.data, symbol_name=names.__getitem__))
+    mfacts = attrs.evolve(mfacts, table_functions=table_functions(obj))
     texts = [s.name[len(".text.") :] for s in text_sections(obj)]
     by_name = {f.name: f for f in module.functions}
     ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
     sections = {s.name: s for s in obj.sections if not s.mercury}
     try:
-        built = build_module_info(from_json(ModuleFacts, module.facts["nvinfo"]), ffacts, symbol_rank=index.__getitem__)  # type: ignore[arg-type]
+        built = build_module_info(mfacts, ffacts, symbol_rank=index.__getitem__)
         same = all(name in sections and encode_nvinfo(records, symbol_index=index.__getitem__) == sections[name].data for name, records in built.items())
     except (KeyError, ModelError):
         same = False
@@ -1360,7 +1378,8 @@ def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None =
     from ..nvinfo.facts import to_json
 
     module_facts, functions = facts_from_cubin(obj, symbols=symbols)
-    module.facts["nvinfo"] = to_json(module_facts)
+    # the call graph and the functions in tables are derived (semantic.build.fill_metadata)
+    module.facts["nvinfo"] = {k: v for k, v in to_json(module_facts).items() if k not in ("call_graph", "table_functions")}
     by_name = {f.name: f for f in module.functions}
     for ff in functions:
         if ff.name in by_name:

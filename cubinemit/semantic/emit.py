@@ -918,9 +918,10 @@ class _Emitter:
         otherwise come after them)."""
         if not self.rel or self.debug:
             return
-        from ..funcorder import g_order
+        from ..funcorder import g_order, taken_functions
 
-        taken = {t for f in self.m.functions for t in f.address_taken}
+        # (those only module data takes too: tests/funcorder_probes/fo_table_load -c)
+        taken = taken_functions(self.ptx_functions())
         if taken:
             taken |= set(first.calls)
         for name in g_order(self.ptx_functions()):
