@@ -326,7 +326,7 @@ class Propagated:
     min_stack_size: int
 
 
-def _callees(module: ModuleFacts) -> dict[str, list[str]]:
+def _callees(module: ModuleFacts, skip: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """The calls -g folds along: direct callees, and for a function making indirect calls the
     address-taken functions whose signature is the .callprototype of one of its calls; not what
     a function merely takes the address of (a vtable's destructors). The marks of both lists
@@ -334,13 +334,13 @@ def _callees(module: ModuleFacts) -> dict[str, list[str]]:
     signatures. virtual_shapes -g: the `float area()` call reaches the area methods, not the
     destructors, whose 8-byte frames stay out of MIN_STACK_SIZE; with several kernels their
     free() stays out of the caller's EXTERNS (tests/probes_gfold/fold_single_other_prototype,
-    fold_virtual_kernels; every target)."""
+    fold_virtual_kernels; every target). ``skip``: targets the indirect calls do not reach."""
     g = module.call_graph
     out: dict[str, list[str]] = {}
     for e in g.calls:
         out.setdefault(e.caller, []).append(e.callee)
     for m in g.indirect_callers:
-        out.setdefault(m.function, []).extend(t.function for t in g.address_taken if t.value == m.value)
+        out.setdefault(m.function, []).extend(t.function for t in g.address_taken if t.value == m.value and t.function not in skip)
     return out
 
 
@@ -350,15 +350,10 @@ def _table_externs_only(module: ModuleFacts, name: str, functions: Mapping[str, 
     reach, and the functions a callee takes the address of (a table's destructor calling its
     vtable's methods: fold_virtual_kernels -g, areas gets Ci::area's vprintf in place; the
     kernel's own takings do not count: fo_vtables -g, k_other), each with what it knows."""
-    tables = set(module.table_functions)
-    g = module.call_graph
-    direct: dict[str, set[str]] = {}
-    for e in g.calls:
-        direct.setdefault(e.caller, set()).add(e.callee)
     taken: dict[str, list[str]] = {}
-    for e in g.indirect_targets:
+    for e in module.call_graph.indirect_targets:
         taken.setdefault(e.caller, []).append(e.callee)
-    edges = {caller: [c for c in callees if c in direct.get(caller, ()) or c not in tables] for caller, callees in _callees(module).items()}
+    edges = _callees(module, skip=frozenset(module.table_functions))
     seen: set[str] = set()
     stack = [name]
     while stack:

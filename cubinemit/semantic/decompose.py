@@ -43,6 +43,7 @@ from .model import DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
+    from ..nvinfo.facts import ModuleFacts
 
 
 def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
@@ -619,13 +620,13 @@ def decompose(obj: ElfObject) -> Module:
         _drop_shared_asks(module)
     decompose_reserved_reads(obj, module)
     _resolved_data_relocations(obj, module)
-    _nvinfo_facts(obj, module, symbols)
+    derived = _nvinfo_facts(obj, module, symbols)
     if module.options.get("compile_only"):
         _first_function_launches(obj, module)
     if module.device_debug:
         _bank_alignment(module, by_name)
     if module.device_debug and not module.options.get("compile_only") and any(f.has_indirect_call for f in module.functions):
-        _check_indirect_propagation(obj, module)
+        _check_indirect_propagation(obj, module, derived)
     if has_refs:
         _texture_references(obj, module, texture_banks, by_name)
     if any(s.mercury for s in obj.sections):
@@ -1108,7 +1109,7 @@ def _address_table_order(obj: ElfObject, module: Module) -> None:
         module.functions[i] = by_name[name]
 
 
-def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
+def _check_indirect_propagation(obj: ElfObject, module: Module, derived: ModuleFacts) -> None:
     """-g folds what an entry can reach into its records; through an indirect call ptxas folds
     the address-taken functions with the call's prototype only (virtual_shapes -g: the
     destructors' frames stay out of MIN_STACK_SIZE; fold_virtual_kernels: their free() out of
@@ -1118,19 +1119,12 @@ def _check_indirect_propagation(obj: ElfObject, module: Module) -> None:
     from ..elf.order import symbol_order
     from ..nvinfo import encode_nvinfo
     from ..nvinfo.builder import build_module_info
-    from ..nvinfo.callgraph import decode_callgraph
-    from ..nvinfo.decompose import table_functions
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
 
-    ordered = symbol_order(obj)
-    index = {y.name: i for i, y in enumerate(ordered, start=1) if y.name}
-    names = [""] + [y.name for y in ordered]
-    graph_sec = obj.find_section(".nv.callgraph")
-    # (the module facts hold neither: both are derived)
-    mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
-    if graph_sec is not None:
-        mfacts = attrs.evolve(mfacts, call_graph=decode_callgraph(graph_sec.data, symbol_name=names.__getitem__))
-    mfacts = attrs.evolve(mfacts, table_functions=table_functions(obj))
+    index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
+    # the module facts hold neither the call graph nor the table functions (both derived):
+    # ``derived``, the module facts read from the cubin, has them
+    mfacts = attrs.evolve(from_json(ModuleFacts, module.facts["nvinfo"]), call_graph=derived.call_graph, table_functions=derived.table_functions)  # type: ignore[arg-type]
     texts = [s.name[len(".text.") :] for s in text_sections(obj)]
     by_name = {f.name: f for f in module.functions}
     ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
@@ -1371,9 +1365,10 @@ def _first_function_launches(obj: ElfObject, module: Module) -> None:
         module.facts["launches_unlisted"] = True
 
 
-def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> None:
+def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None = None) -> ModuleFacts:
     """The .nv.info facts a compiler knows (cubinemit.nvinfo.facts), as JSON-ready data.
-    ``symbols``: symbol_order(obj), when the caller has it."""
+    ``symbols``: symbol_order(obj), when the caller has it. Returns the module facts as read,
+    derived ones included."""
     from ..nvinfo.decompose import facts_from_cubin
     from ..nvinfo.facts import to_json
 
@@ -1384,6 +1379,7 @@ def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None =
     for ff in functions:
         if ff.name in by_name:
             by_name[ff.name].facts["nvinfo"] = to_json(ff)
+    return module_facts
 
 
 def _texture_references(obj: ElfObject, module: Module, texture_banks: set[int], by_name: dict[str, Section]) -> None:
