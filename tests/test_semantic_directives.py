@@ -5,12 +5,16 @@ real-world corpora seldom hold, each on the targets it compiles for, in every mo
   kernel's .nv.info (sm_90+);
 * common_global: ``.common .global`` is an SHN_COMMON symbol under -c, a visible variable in
   whole-program builds;
-* misc_sm80: directives that leave no record of their own."""
+* misc_sm80: directives that leave no record of their own;
+* ref_params: texmode_independent ``.texref``/``.samplerref``/``.surfref`` kernel parameters
+  (LOCAL symbols in the kernel's .text, KPARAM_INFO at offset 0xffff naming them; whole-program
+  -g declines)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 
 import oracle
@@ -25,6 +29,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "blocks_clusters": (("sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120", "sm_121a"), ALL_MODES),
     "common_global": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ALL_MODES),
     "misc_sm80": (("sm_80", "sm_89", "sm_90a", "sm_100", "sm_120"), ALL_MODES),
+    "ref_params": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), tuple(m for m in ALL_MODES if m != "g")),
 }
 
 
@@ -77,3 +82,46 @@ def test_add_global_common_refuses_an_initialiser():
     with pytest.raises(ModelError, match="common variable 'x'"):
         module.add_global("x", 4, init=b"\0" * 4, common=True)
     assert module.add_global("y", 8, align=8, common=True).linkage == "common"
+
+
+def test_reference_parameters_take_no_bytes_and_name_their_symbols(ptxas_ok):
+    from cubinemit.elf.order import symbol_order
+    from cubinemit.nvinfo.codec import decode_nvinfo
+    from cubinemit.nvinfo.records import KParamInfo
+
+    data = _cubin("ref_params", "sm_90", "c")
+    module = Module.from_cubin(data)
+    params = module.function("k_all").facts["nvinfo"]["params"]
+    assert [p.get("symbol") for p in params] == [None, "k_all_t", "k_all_s", "k_all_su"]
+    assert [p["pointee_space"] for p in params[1:]] == [6, 8, 7]
+    obj = read_cubin(data)
+    order = symbol_order(obj)
+    info = next(s for s in obj.sections if s.name == ".nv.info.k_all")
+    names = [""] + [y.name for y in order]
+    records = decode_nvinfo(bytes(info.data), section=info.name, symbol_name=names.__getitem__)
+    kparams = {r.ordinal: r for r in records if isinstance(r, KParamInfo)}
+    for ordinal, name in ((1, "k_all_t"), (2, "k_all_s"), (3, "k_all_su")):
+        r = kparams[ordinal]
+        assert (r.offset, r.size) == (0xFFFF, 0)
+        assert order[r.index - 1].name == name
+    assert (kparams[0].offset, kparams[0].size) == (0, 8)  # the pointer packs as if alone
+    # the symbols and records are derived: a renamed parameter's symbol moves with it
+    params[1]["symbol"] = "renamed_t"
+    fn = module.function("k_all")
+    fn.relocations = [attrs.evolve(r, symbol="renamed_t") if r.symbol == "k_all_t" else r for r in fn.relocations]
+    rebuilt = read_cubin(module.to_cubin())
+    names = [y.name for y in symbol_order(rebuilt)]
+    assert "renamed_t" in names and "k_all_t" not in names
+
+
+def test_whole_program_g_reference_parameters_decline(ptxas_ok):
+    with pytest.raises(NotImplementedError, match="-g: reference parameters .*k_all"):
+        Module.from_cubin(_cubin("ref_params", "sm_90", "g"))
+
+
+def test_reference_parameter_names_must_be_unique(ptxas_ok):
+    module = Module.from_cubin(_cubin("ref_params", "sm_90", "def"))
+    params = module.function("k_unused").facts["nvinfo"]["params"]
+    params[1]["symbol"] = "k_all_t"  # k_all's texture parameter
+    with pytest.raises(ModelError, match="reference parameter 'k_all_t' of 'k_(all|unused)': another symbol has that name"):
+        module.to_cubin()

@@ -39,7 +39,7 @@ import attrs
 
 from ..errors import ModelError
 from .catalogue import EIAttr
-from .facts import SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts
+from .facts import REF_PARAM_OFFSET, SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts
 from .gating import Emission, Target, gate, parse_target
 from .records import (
     Annotations,
@@ -254,19 +254,24 @@ def param_layout(target: str | Target, facts: FunctionFacts) -> ParamLayout:
     from ..alloc.params import MAX_PARAM_BYTES, place_params
 
     t = parse_target(target)
+    # reference parameters (texmode_independent .texref/.samplerref/.surfref) take no bytes:
+    # the others are packed as if they were absent, and a reference sits at offset 0xffff
+    packed = [p for p in facts.params if not p.is_ref]
     end = 0
-    for p in facts.params:
+    for p in packed:
         end = _align_up(end, p.align) + p.size
     if end > 0xFFFF:
         raise ModelError(f"function {facts.name!r}: {end} bytes of parameters do not fit CBANK_PARAM_SIZE")
     for i, p in enumerate(facts.params):  # (Param validates the alignments, not this)
-        if p.size < 1:
+        if p.size < 1 and not p.is_ref:
             raise ModelError(f"parameter '#{i}': size {p.size!r} must be an integer >= 1")
     # the rule of alloc.params.layout_params, without naming the parameters
-    offsets, size, base, large = place_params([(p.size, p.align) for p in facts.params], t.sm)
+    placed, size, base, large = place_params([(p.size, p.align) for p in packed], t.sm)
     if size > MAX_PARAM_BYTES:
         raise ModelError(f"parameter '#{len(facts.params) - 1}' ends at {size:#x}: more than {MAX_PARAM_BYTES:#x} parameter bytes")
-    return ParamLayout(tuple(offsets), size, base, large)
+    at = iter(placed)
+    offsets = tuple(REF_PARAM_OFFSET if p.is_ref else next(at) for p in facts.params)
+    return ParamLayout(offsets, size, base, large)
 
 
 def maxreg_count(target: str | Target, module: ModuleFacts, facts: FunctionFacts) -> int:
@@ -706,12 +711,14 @@ def build_function_info(
     *,
     functions: Iterable[FunctionFacts] | Mapping[str, FunctionFacts] | None = None,
     layout: ParamLayout | None = None,
+    symbol_rank: Callable[[str], int] | None = None,
 ) -> list[NvInfoRecord]:
     """The records of ``.nv.info.<facts.name>`` in ptxas's order.
 
     ``target`` defaults to ``module.target`` (and must agree with it when given). ``functions``
     are the module's other functions: -g propagation reads the callees' facts from them.
-    ``layout``: :func:`param_layout` of ``facts``, when the caller has it.
+    ``layout``: :func:`param_layout` of ``facts``, when the caller has it. ``symbol_rank``
+    (a name's .symtab index) places the symbols of reference parameters.
     """
     t = _target(target, module)
     _validate(t, module, facts)
@@ -731,7 +738,17 @@ def build_function_info(
         s.add(EIAttr.CBANK_PARAM_SIZE, HalfValue(EIAttr.CBANK_PARAM_SIZE, lay.size))
         for ordinal in reversed(range(len(f.params))):
             p, off = f.params[ordinal], lay.offsets[ordinal]
-            if lay.v2:
+            if p.symbol is not None:
+                # a reference parameter: its LOCAL symbol's index, offset 0xffff, size 0 and
+                # the reference's space code (tests/probes_directives/ref_params)
+                if symbol_rank is None:
+                    raise ModelError(f"function {f.name!r}: reference parameter {p.symbol!r} needs the symbol table")
+                index = symbol_rank(p.symbol)
+                if lay.v2:
+                    s.add(EIAttr.KPARAM_INFO_V2, KParamInfoV2(index, ordinal, off, 0, 0, p.pointee_space))
+                else:
+                    s.add(EIAttr.KPARAM_INFO, KParamInfo(index, ordinal, off, 0, 0, p.pointee_space))
+            elif lay.v2:
                 s.add(EIAttr.KPARAM_INFO_V2, KParamInfoV2(0, ordinal, off, p.size, p.pointee_log_align, p.pointee_space))
             else:
                 s.add(
@@ -1091,5 +1108,5 @@ def build_module_info(
     out = {".nv.info": build_global_info(None, module, functions_in_text_order, symbol_rank=symbol_rank, by_name=by_name)}
     layouts = layouts or {}
     for f in functions_in_text_order:
-        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name, layout=layouts.get(f.name))
+        out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name, layout=layouts.get(f.name), symbol_rank=symbol_rank)
     return out

@@ -13,6 +13,8 @@ chosen (for example ``.minnctapersm`` rather than ``.maxnreg`` when both explain
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from ..arch import facts as arch_facts
@@ -36,6 +38,8 @@ from .facts import (
     MbarrierUse,
     ModuleFacts,
     Param,
+    REF_PARAM_OFFSET,
+    REF_PARAM_SPACES,
     Sampler,
 )
 from .gating import Emission, Target, gate, parse_target
@@ -229,7 +233,8 @@ def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> 
     index = (by_section, position, {n: i for i, n in enumerate(frame)})
     funcs = [_function(target, module, raw, symbols, regcount, frame, min_stack, index) for raw in raws]
     if module.debug and not module.compile_only:
-        funcs = _undo_propagation(module, funcs, raws)
+        rank = {y.name: i for i, y in enumerate(symbols, start=1)}
+        funcs = _undo_propagation(module, funcs, raws, rank.__getitem__)
     return module, funcs
 
 
@@ -241,6 +246,20 @@ def _func_index(symbols: list[Symbol]) -> tuple[dict[int, list[Symbol]], dict[in
         if y.section is not None and y.info & 0xF == _STT_FUNC:
             groups.setdefault(id(y.section), []).append(y)
     return groups, {id(y): i for i, y in enumerate(symbols)}
+
+
+def _ref_param(name: str, r: KParamInfo | KParamInfoV2, symbols: list[Symbol]) -> Param:
+    """A texmode_independent reference parameter from its KPARAM_INFO: the record's index names
+    a LOCAL symbol of the reference's type (10 texture, 11 sampler, 12 surface) in the kernel's
+    .text (tests/probes_directives/ref_params)."""
+    kinds = {v: k for k, v in REF_PARAM_SPACES.items()}
+    if r.space not in kinds or not 0 < r.index <= len(symbols):
+        raise NotImplementedError(f"{name}: parameter #{r.ordinal} at offset 0xffff (index {r.index}, space {r.space}) is not modelled")
+    sym = symbols[r.index - 1]
+    want = {"tex": 10, "sampler": 11, "surf": 12}[kinds[r.space]]  # (semantic.texrefs.REF_TYPES)
+    if sym.info != want:
+        raise NotImplementedError(f"{name}: reference parameter #{r.ordinal} names symbol {sym.name!r} of type {sym.info & 0xF} (want a LOCAL of type {want})")
+    return Param(0, 1, 0, r.space, symbol=sym.name)
 
 
 def _function(
@@ -289,14 +308,20 @@ def _function(
     kparams = [r for r in recs if isinstance(r, (KParamInfo, KParamInfoV2))]
     if kparams:
         ordered = sorted(kparams, key=lambda r: r.ordinal)
-        sizes = [r.size for r in ordered]
+        refs = {r.ordinal: _ref_param(name, r, symbols) for r in ordered if r.offset == REF_PARAM_OFFSET and r.size == 0}
+        packed = [r for r in ordered if r.ordinal not in refs]
+        for r in packed:
+            if r.size == 0:
+                # ptxas writes this for a reference parameter named like another kernel's (it
+                # finds the other kernel's symbol and gives no index): not a shape a build makes
+                raise NotImplementedError(f"{name}: parameter #{r.ordinal} has size 0 at offset {r.offset:#x} (a reference parameter named like another one?)")
         af = arch_facts(t.sm)
         large = any(isinstance(r, KParamInfoV2) for r in kparams)
         absolute = af.param_align_absolute_large if large else af.param_align_absolute
         origin = (af.param_base_large if large else af.param_base) if absolute else 0
-        aligns = _infer_alignments(sizes, [r.offset for r in ordered], origin)
+        aligns = iter(_infer_alignments([r.size for r in packed], [r.offset for r in packed], origin))
         kw["params"] = tuple(
-            Param(r.size, a, r.log_alignment, r.space) for r, a in zip(ordered, aligns)
+            refs[r.ordinal] if r.ordinal in refs else Param(r.size, next(aligns), r.log_alignment, r.space) for r in ordered
         )
     kw["maxntid"] = dim(EIAttr.MAX_THREADS)
     kw["reqntid"] = dim(EIAttr.REQNTID)
@@ -410,7 +435,7 @@ _PROPAGATED_FLAG = {
 }
 
 
-def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: list[_Raw]) -> list[FunctionFacts]:
+def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: list[_Raw], symbol_rank: Callable[[str], int]) -> list[FunctionFacts]:
     """-g entries: keep only what the entry has itself (the builder propagates the rest).
 
     Own externs are the entry's own call-graph edges to undefined functions; a CTAIDZ_USED the
@@ -458,7 +483,7 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
             # (no copy when the candidate changes nothing: most entries keep their own facts)
             same = all(getattr(f, k) == v for k, v in cand.items())
             facts = f if same else attrs.evolve(f, **cand)  # type: ignore[arg-type]
-            if build_function_info(None, module, facts, functions=by_name) == raw.records:
+            if build_function_info(None, module, facts, functions=by_name, symbol_rank=symbol_rank) == raw.records:
                 break
         else:
             # no own facts give the records: what ptxas folded in is not modelled

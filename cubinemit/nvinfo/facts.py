@@ -24,7 +24,7 @@ import types
 import functools
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -121,12 +121,41 @@ class Param:
     order from it. ``pointee_log_align`` / ``pointee_space`` come from ``.ptr .space .align N``
     and land in KPARAM_INFO unchanged (space codes: 0 none, 1 .local, 2 .shared, 3 .const on
     sm_75-89, 4 .global (and .const from sm_90), 5 generic ``.ptr``).
+
+    A ``texmode_independent`` reference parameter (``.param .texref t``, ``.samplerref``,
+    ``.surfref``) takes no parameter bytes: ``symbol`` names the LOCAL symbol ptxas makes for
+    it, ``size`` is 0 and ``pointee_space`` holds its space code (:data:`REF_PARAM_SPACES`);
+    KPARAM_INFO gives it the symbol's index and offset 0xffff (tests/probes_directives/
+    ref_params).
     """
 
     size: int = attrs.field(validator=_nonneg(16))
     align: int = attrs.field(default=1, validator=_pow2)
     pointee_log_align: int = attrs.field(default=0, validator=_nonneg(8))
     pointee_space: int = attrs.field(default=0, validator=_nonneg(4))
+    symbol: str | None = attrs.field(default=None)
+
+    @symbol.validator
+    def _ref_shape(self, attribute: attrs.Attribute[Any], value: str | None) -> None:
+        if value is None:
+            return
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"Param.symbol must be a non-empty name, got {value!r}")
+        if self.size != 0 or self.pointee_space not in REF_PARAM_SPACES.values():
+            raise ValueError(
+                f"reference parameter {value!r}: size must be 0 and pointee_space one of "
+                f"{sorted(REF_PARAM_SPACES.values())}, got size {self.size} and space {self.pointee_space}"
+            )
+
+    @property
+    def is_ref(self) -> bool:
+        return self.symbol is not None
+
+
+#: KPARAM_INFO space codes of the texmode_independent reference parameters (measured, sm_75-120)
+REF_PARAM_SPACES: Final = {"tex": 6, "surf": 7, "sampler": 8}
+#: the KPARAM_INFO offset ptxas gives a reference parameter (it has no bytes in bank 0)
+REF_PARAM_OFFSET: Final = 0xFFFF
 
 
 @attrs.frozen

@@ -163,6 +163,8 @@ class _Emitter:
         for d in self.scoped.values():
             self.scoped_of.setdefault(d.scope, []).append(d.name)  # type: ignore[arg-type]
         self.func_symbols: dict[str, Symbol] = {}  # function symbols made so far, by name
+        #: reference parameters whose symbols are not made yet: name -> (space, the kernel's .text)
+        self.pending_refs: dict[str, tuple[str, Section]] = {}
         self.protos: list = []  # type: ignore[type-arg]
         self.created: dict[int, str] = {}  # creation name of each section (renamed ones differ)
         self.data_sections: dict[str, Section] = {}  # module data sections by final name
@@ -734,6 +736,33 @@ class _Emitter:
         if name not in self.func_symbols and any(r.symbol == name for r in fn.relocations):
             self.func_symbols[name] = self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, size=4)
 
+    def param_ref_symbols(self, fn: Function, text: Section) -> None:
+        """texmode_independent reference parameters: a LOCAL symbol each, typed like a module
+        reference (10 texture, 11 sampler, 12 surface), in the kernel's .text at 0. Whole-program
+        builds name them in parameter order before the kernel's bank 0; relocatable ones as the
+        code's relocations first name them (:meth:`param_ref_symbol`; tests/probes_directives/
+        ref_params, every family)."""
+        from .texrefs import param_refs
+
+        for name, kind in param_refs(fn):
+            if name in self.pending_refs or name in self.func_symbols or name in self.functions or any(d.name == name for d in self.m.data):
+                # ptxas reuses the other symbol and writes a broken KPARAM_INFO
+                # (two kernels' `.param .texref t`): refused rather than reproduced
+                raise ModelError(f"reference parameter {name!r} of {fn.name!r}: another symbol has that name")
+            self.pending_refs[name] = (kind, text)
+            if not self.rel:
+                self.param_ref_symbol(name)
+
+    def param_ref_symbol(self, name: str) -> None:
+        """Make a reference parameter's symbol, once. Relocatable output makes it when the
+        first relocation naming it is walked, like a function-scope .shared variable's
+        (ref_params -c, every family: `t .rel.text.k .rela.text.k s su`), and any the code
+        never names after the walk."""
+        entry = self.pending_refs.pop(name, None)
+        if entry is not None:
+            kind, text = entry
+            self.func_symbols.setdefault(name, self.obj.new_symbol(name, info=REF_TYPES[kind], section=text))
+
     def handle_bank(self, fn: Function, text: Section, bank_type: int) -> None:
         """sm_90+: a kernel with handle slots gets its bank 0 where sm_75-89 makes every bank,
         created as .nv.constant.entry_image_header_indices.<k> (renamed .nv.constant0.<k> with
@@ -1116,6 +1145,9 @@ class _Emitter:
         below sm_90, after both names from sm_90 on). Its value is its alignment (the linker
         places it); a kernel's own variables live in .nv.shared.<k>, device functions' in
         .nv_debug.shared."""
+        if name in self.pending_refs:
+            self.param_ref_symbol(name)
+            return
         if not name or name in self.data_symbols or self.shared is None:
             return
         d = self.scoped.get(name)
@@ -1523,6 +1555,7 @@ class _Emitter:
                     self.later_extern_slots(fn)
                 self.reserved_names(fn)
                 self.const0_size(fn)
+                self.param_ref_symbols(fn, text)
             else:
                 if i == 0 and not early:
                     self.first_function_symbols(fn)
@@ -1547,6 +1580,8 @@ class _Emitter:
                 elif linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
+            for name in [n for n, (_, t) in self.pending_refs.items() if t is text]:
+                self.param_ref_symbol(name)  # -c: reference parameters the code never names
             self.jump_table_relocations(fn)
             self.handle_bank(fn, text, bank_type)
             if self.family is Family.LEGACY and fn.is_kernel:

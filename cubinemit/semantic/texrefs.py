@@ -29,6 +29,7 @@ from ..alloc._common import align_up
 from ..arch import facts as arch_facts
 from ..elf.model import ElfObject
 from ..elf.order import symbol_order
+from ..nvinfo.facts import REF_PARAM_SPACES
 from .model import Function, Module, Relocation
 
 #: reference spaces and their symbol types (st_info low nibble, as ptxas writes them)
@@ -45,6 +46,18 @@ def sampler_type(sm: int) -> int:
 
 def refs(module: Module) -> list:  # type: ignore[type-arg]
     return [d for d in module.data if d.space in REF_TYPES]
+
+
+def param_refs(fn: Function) -> list[tuple[str, str]]:
+    """The texmode_independent reference parameters of a kernel, in parameter order: (symbol
+    name, space: ``tex``, ``sampler`` or ``surf``). Their KPARAM_INFO records and LOCAL symbols
+    are derived from these (nvinfo.facts.Param.symbol)."""
+    info = fn.facts.get("nvinfo")
+    params = info.get("params") if isinstance(info, dict) else None
+    if not params:
+        return []
+    kinds = {v: k for k, v in REF_PARAM_SPACES.items()}
+    return [(p["symbol"], kinds[p["pointee_space"]]) for p in params if p.get("symbol") is not None]
 
 
 def uses_of(fn: Function) -> tuple[HandleUse, ...]:
@@ -155,6 +168,12 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
     relocations). Declines what the slot rules do not reproduce."""
     from .model import DataObject
 
+    if module.device_debug and not module.options.get("compile_only"):
+        # whole-program -g names them in the code's use order around its dropped relocation
+        # sections, and lists them in the handle table with the module's: not measured enough
+        with_refs = [f.name for f in module.functions if param_refs(f)]
+        if with_refs:
+            raise NotImplementedError(f"-g: reference parameters ({', '.join(with_refs)}) are not modelled in whole-program -g builds")
     for y in symbol_order(obj):
         if y.type in REF_SPACES and y.section is None:
             if y.bind != 1:
