@@ -591,11 +591,9 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
     g_rank = {n: i for i, n in enumerate(g_order(functions))}
     created: dict[str, None] = {}
     if mode.whole_program:
-        copies = _copied(functions, table)
-        lead = _takers(table, whole_program=True) if copies else set()
-        for k in order:
+        for k, externs in _kernel_externs(functions, table, order).items():
             created.setdefault(k, None)
-            for e in sorted(_externs_reached(table, k, copies if k in lead else ()), key=g_rank.__getitem__):
+            for e in sorted(externs, key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
     for group in _creation_groups(table, taken_functions(functions), order):
@@ -643,6 +641,14 @@ def symbol_order(functions: Sequence[PtxFunction], mode: Mode, order: Sequence[s
     local = [n for n in created if table[n].linkage in ("static", "weak", "builtin")]
     local_set = set(local)
     return local + [n for n in created if n not in local_set]
+
+
+def _kernel_externs(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str]) -> dict[str, list[str]]:
+    """Whole program: each kernel of ``order`` -> the externs it reaches (:func:`_externs_reached`),
+    through the address-taken copies too when it takes an address or calls through a pointer."""
+    copies = _copied(functions, table)
+    lead = _takers(table, whole_program=True) if copies else set()
+    return {k: _externs_reached(table, k, copies if k in lead else ()) for k in order}
 
 
 def _copied(functions: Sequence[PtxFunction], table: dict[str, PtxFunction]) -> list[str]:
@@ -696,12 +702,10 @@ def callgraph(
     an address-taken function's own signature, and for an indirect caller one mark per call
     site (:attr:`PtxFunction.call_prototypes`) with its ``.callprototype``'s signature."""
     table = _table(functions)
-    created = symbol_creation_order(functions, mode, order)
     if mode.whole_program:
-        copies = _copied(functions, table)
-        lead = _takers(table, whole_program=True) if copies else set()
-        edges = [CallEdge(k, e) for k in order for e in reversed(_externs_reached(table, k, copies if k in lead else []))]
-        return CallGraph(edges)
+        _check_order(table, mode, order)
+        return CallGraph([CallEdge(k, e) for k, externs in _kernel_externs(functions, table, order).items() for e in reversed(externs)])
+    created = symbol_creation_order(functions, mode, order)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]
     taken = taken_functions(functions)

@@ -114,9 +114,11 @@ STT_OBJECT = 1
 STT_FUNC = 2
 STT_SECTION = 3
 STT_FILE = 4
+# texture, sampler and surface references (measured: .texref 10, .samplerref 11, .surfref 12;
+# tests/probes/texref_*, tests/probes_directives/ref_params)
 STT_CUDA_TEXTURE = 10
-STT_CUDA_SURFACE = 11
-STT_CUDA_SAMPLER = 12
+STT_CUDA_SAMPLER = 11
+STT_CUDA_SURFACE = 12
 STT_CUDA_OBJECT = 13  # REL-mode variables, _param, _SREG
 
 STO_CUDA_ENTRY = 0x10

@@ -738,23 +738,15 @@ def build_function_info(
         s.add(EIAttr.CBANK_PARAM_SIZE, HalfValue(EIAttr.CBANK_PARAM_SIZE, lay.size))
         for ordinal in reversed(range(len(f.params))):
             p, off = f.params[ordinal], lay.offsets[ordinal]
-            if p.symbol is not None:
+            index, log_align = 0, p.pointee_log_align
+            if p.is_ref:
                 # a reference parameter: its LOCAL symbol's index, offset 0xffff, size 0 and
                 # the reference's space code (tests/probes_directives/ref_params)
                 if symbol_rank is None:
                     raise ModelError(f"function {f.name!r}: reference parameter {p.symbol!r} needs the symbol table")
-                index = symbol_rank(p.symbol)
-                if lay.v2:
-                    s.add(EIAttr.KPARAM_INFO_V2, KParamInfoV2(index, ordinal, off, 0, 0, p.pointee_space))
-                else:
-                    s.add(EIAttr.KPARAM_INFO, KParamInfo(index, ordinal, off, 0, 0, p.pointee_space))
-            elif lay.v2:
-                s.add(EIAttr.KPARAM_INFO_V2, KParamInfoV2(0, ordinal, off, p.size, p.pointee_log_align, p.pointee_space))
-            else:
-                s.add(
-                    EIAttr.KPARAM_INFO,
-                    KParamInfo(0, ordinal, off, p.size, p.pointee_log_align, p.pointee_space),
-                )
+                index, log_align = symbol_rank(p.symbol), 0  # type: ignore[arg-type]
+            record = (KParamInfoV2 if lay.v2 else KParamInfo)(index, ordinal, off, p.size, log_align, p.pointee_space)
+            s.add(record.attr, record)
 
     if kernel and f.cluster_dims is not None:
         s.add(EIAttr.CTA_PER_CLUSTER, Dim3(EIAttr.CTA_PER_CLUSTER, *f.cluster_dims))

@@ -39,7 +39,8 @@ from .facts import (
     ModuleFacts,
     Param,
     REF_PARAM_OFFSET,
-    REF_PARAM_SPACES,
+    REF_PARAM_KINDS,
+    REF_SYMBOL_TYPES,
     Sampler,
 )
 from .gating import Emission, Target, gate, parse_target
@@ -252,11 +253,10 @@ def _ref_param(name: str, r: KParamInfo | KParamInfoV2, symbols: list[Symbol]) -
     """A texmode_independent reference parameter from its KPARAM_INFO: the record's index names
     a LOCAL symbol of the reference's type (10 texture, 11 sampler, 12 surface) in the kernel's
     .text (tests/probes_directives/ref_params)."""
-    kinds = {v: k for k, v in REF_PARAM_SPACES.items()}
-    if r.space not in kinds or not 0 < r.index <= len(symbols):
+    if r.space not in REF_PARAM_KINDS or not 0 < r.index <= len(symbols):
         raise NotImplementedError(f"{name}: parameter #{r.ordinal} at offset 0xffff (index {r.index}, space {r.space}) is not modelled")
     sym = symbols[r.index - 1]
-    want = {"tex": 10, "sampler": 11, "surf": 12}[kinds[r.space]]  # (semantic.texrefs.REF_TYPES)
+    want = REF_SYMBOL_TYPES[REF_PARAM_KINDS[r.space]]
     if sym.info != want:
         raise NotImplementedError(f"{name}: reference parameter #{r.ordinal} names symbol {sym.name!r} of type {sym.info & 0xF} (want a LOCAL of type {want})")
     return Param(0, 1, 0, r.space, symbol=sym.name)

@@ -28,6 +28,7 @@ from typing import Any, Final, TypeVar
 
 import attrs
 
+from ..elf.constants import STT_CUDA_SAMPLER, STT_CUDA_SURFACE, STT_CUDA_TEXTURE
 from ..errors import ModelError
 from .callgraph import CallEdge, CallGraph, FunctionMark
 
@@ -154,6 +155,10 @@ class Param:
 
 #: KPARAM_INFO space codes of the texmode_independent reference parameters (measured, sm_75-120)
 REF_PARAM_SPACES: Final = {"tex": 6, "surf": 7, "sampler": 8}
+#: the reference kind of a KPARAM_INFO space code (REF_PARAM_SPACES inverted)
+REF_PARAM_KINDS: Final = {v: k for k, v in REF_PARAM_SPACES.items()}
+#: the symbol type of a reference, module-scope or parameter, by space
+REF_SYMBOL_TYPES: Final = {"tex": STT_CUDA_TEXTURE, "sampler": STT_CUDA_SAMPLER, "surf": STT_CUDA_SURFACE}
 #: the KPARAM_INFO offset ptxas gives a reference parameter (it has no bytes in bank 0)
 REF_PARAM_OFFSET: Final = 0xFFFF
 

@@ -29,11 +29,11 @@ from ..alloc._common import align_up
 from ..arch import facts as arch_facts
 from ..elf.model import ElfObject
 from ..elf.order import symbol_order
-from ..nvinfo.facts import REF_PARAM_SPACES
+from ..nvinfo.facts import REF_PARAM_KINDS, REF_SYMBOL_TYPES
 from .model import Function, Module, Relocation
 
 #: reference spaces and their symbol types (st_info low nibble, as ptxas writes them)
-REF_TYPES = {"tex": 10, "sampler": 11, "surf": 12}
+REF_TYPES = REF_SYMBOL_TYPES
 REF_SPACES = {v: k for k, v in REF_TYPES.items()}
 R_TEX_HEADER_INDEX = 6
 R_SURF_HEADER_INDEX = 52
@@ -56,8 +56,7 @@ def param_refs(fn: Function) -> list[tuple[str, str]]:
     params = info.get("params") if isinstance(info, dict) else None
     if not params:
         return []
-    kinds = {v: k for k, v in REF_PARAM_SPACES.items()}
-    return [(p["symbol"], kinds[p["pointee_space"]]) for p in params if p.get("symbol") is not None]
+    return [(p["symbol"], REF_PARAM_KINDS[p["pointee_space"]]) for p in params if p.get("symbol") is not None]
 
 
 def uses_of(fn: Function) -> tuple[HandleUse, ...]:
