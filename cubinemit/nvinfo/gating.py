@@ -288,6 +288,14 @@ def instruction_words(sass: bytes, end: int | None = None) -> Iterator[tuple[int
         yield i, int.from_bytes(sass[i : i + 2], "little")
 
 
+def queries_texture(sass: bytes) -> bool:
+    """Whether ``sass`` holds a TXQ: ptxas compiles ``txq`` on a texture and ``suq`` on a
+    surface to it, on every family from sm_75 (opcode 0x36f/0xb6f/0xf6f by operand form;
+    measured: tests/probes texref_unified k_txq, and suq/bindless txq probes, sm_75-sm_120).
+    A sampler query under texmode_independent leaves none (texref_independent k_texs)."""
+    return any(word & 0x1FF == 0x16F for _, word in instruction_words(sass))
+
+
 def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True) -> int:
     """The CAN_FASTPATH_FINALIZE bits ``sass`` may have cleared (what an edit that removes
     functions needs to know whether the module's mask comes back): on sm_100 bit 3, with FP64

@@ -170,10 +170,10 @@ def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[P
     return [by_name[n] for n in first]
 
 
-def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
-    """A -g register table (NAME_RECORD_PAYLOADS, or its Mercury clone) with the records of
-    ``old`` named ``new``."""
-    out, pos = bytearray(), 0
+def _name_records(section: str, data: bytes) -> list[tuple[str, bytes]]:
+    """The records of a -g register table (NAME_RECORD_PAYLOADS, or its Mercury clone): each
+    function's name and its record's bytes (the name included)."""
+    out, pos = [], 0
 
     def cstr(at: int) -> int:
         end = data.find(b"\0", at)
@@ -195,9 +195,19 @@ def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
                 body = cstr(body + 4) + 1 + 12
         if body > len(data):
             raise ModelError(f"{section}: record {name!r} at {pos:#x} runs past the end")
-        out += (new.encode() if name == old else data[pos:end]) + data[end:body]
+        out.append((name, data[pos:body]))
         pos = body
-    return bytes(out)
+    return out
+
+
+def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
+    """A -g register table with the records of ``old`` named ``new``."""
+    return b"".join(new.encode() + rec[len(old.encode()) :] if name == old else rec for name, rec in _name_records(section, data))
+
+
+def _records_without(section: str, data: bytes, gone: frozenset[str]) -> bytes:
+    """A -g register table without the records of the ``gone`` functions."""
+    return b"".join(rec for name, rec in _name_records(section, data) if name not in gone)
 
 
 def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
@@ -487,14 +497,17 @@ class Module:
         or has inlined (in -c builds only externs and builtins: ptxas compiles every defined
         function there), their call-graph edges and facts, their .debug_frame entries. A
         function still called by another one cannot be removed (ModelError names the caller);
-        neither can the last kernel, nor a function with line-table rows (-g, -lineinfo -c),
-        nor, in whole-program modules that take function addresses, a kernel whose removal
-        the cubin cannot tell the outcome of (:meth:`_kernel_order_after`), nor a removal whose
+        neither can the last kernel, nor a function with line-table rows in relocatable
+        output (:meth:`_lines_edited`), nor a -g removal that may move a line sequence
+        (:meth:`_refuse_moved_debug_sequences`), nor, in whole-program modules that take
+        function addresses, a kernel whose removal the cubin cannot tell the outcome of
+        (:meth:`_kernel_order_after`), nor a removal whose
         bytes depend on a PTX declaration order the cubin does not keep
         (:meth:`_refuse_unknown_creation_order`) or that moves a kept kernel's
         ``.nv.constant4`` slots (:meth:`_refuse_moved_constant4`), nor one that makes a kernel
         the cubin does not say uses shared memory the first one that might
-        (:meth:`_refuse_unknown_shared_use`)."""
+        (:meth:`_refuse_unknown_shared_use`). Other line tables follow the PTX with the
+        function's definition cut out."""
         self._edit_checked(f"remove {name!r}", lambda m: m._remove_function(name))
 
     def _remove_function(self, name: str) -> None:
@@ -538,8 +551,10 @@ class Module:
         kernel_order = self._kernel_order_after(name, gone)
         self._refuse_unknown_creation_order(name, seen, gone)
         for dbg in self.debug:  # refuse before changing anything
-            if dbg.name != ".debug_frame" and any(r.symbol in gone for r in dbg.relocations):
+            if dbg.name not in (".debug_frame", *LINE_PAYLOADS) and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
+        self._refuse_moved_debug_sequences(f"remove {name!r}", gone)
+        debug, facts = self._lines_edited(f"remove {name!r}", removed=name, gone=frozenset(gone))
         from .frame import prune
 
         takings = self._table_takings_after(name, kept, gone)
@@ -559,8 +574,10 @@ class Module:
             # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
             data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
+        self._refuse_lost_texture_query(f"remove {name!r}", kept)
         copies = self._builtin_copies()
-        self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in self.debug]
+        self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
+        self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
         self.functions = functions
         self.data = data
         for taker, taken in takings.items():
@@ -605,6 +622,21 @@ class Module:
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
                 self.facts = {**self.facts, "fastpath": value | back}
+
+    def _refuse_lost_texture_query(self, edit: str, kept: list[Function]) -> None:
+        """ModelError when the whole-program module queries a texture, surface or sampler and
+        the kept code may no longer: ptxas then lays the module out as one without queries
+        (.nv.callgraph again, other module records, the texture symbols in another order:
+        texref_unified without k_txq), which is not modelled. The SASS tells where a query
+        stays (:func:`~cubinemit.nvinfo.gating.queries_texture`); a sampler query leaves no
+        TXQ, so a module whose kept code has none is refused even where it still queries."""
+        from ..nvinfo.gating import queries_texture
+
+        info = self.facts.get("nvinfo")
+        if not isinstance(info, dict) or not info.get("uses_texture_query"):
+            return
+        if not any(queries_texture(f.sass) for f in kept):
+            raise ModelError(f"cannot {edit}: the module queries a texture, surface or sampler, and the SASS does not show a query in the kept code (a module without queries is laid out anew: not modelled)")
 
     def _table_takings_after(self, name: str, kept: list[Function], gone: set[str]) -> dict[str, list[str]]:
         """Relocatable and -g builds: a variable holding function addresses (a vtable) whose
@@ -726,6 +758,124 @@ class Module:
                 f" (one declares {moved!r} elsewhere) give different cubins without {name!r}"
             )
 
+    def _lines_edited(
+        self, edit: str, *, removed: str | None = None, gone: frozenset[str] = frozenset(), order: Sequence[str] = (), functions: list[Function] | None = None
+    ) -> tuple[list[DebugSection], dict[str, object]]:
+        """The debug payloads and facts after an edit of the PTX text that deletes the
+        definition of ``removed`` or puts those of ``order`` in that order in the places they
+        held (:mod:`.lines`): the embedded text edited, the rows mapped to their new PTX lines,
+        the line-table sequences of the ``gone`` functions dropped, the others in their order
+        or, for a reorder giving ``functions``, in its .text order (:meth:`_sequence_order`),
+        the Mercury clones' rows alike. The module itself does not change. Its own payloads
+        and facts where it has no line tables; ModelError where the edit cannot be followed:
+        DWARF the PTX brings, a reorder under -g, relocatable output (which names the PTX text
+        after a checksum of the whole file), a function the text does not define."""
+        from . import lines
+
+        if not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
+            return list(self.debug), self.facts
+        # -g: the register tables' records of removed functions go (ptxas -g on PTX without
+        # DWARF of its own: tests/probes_lines); DWARF that PTX brings (nvcc -G) describes the
+        # PTX too, and where -g puts moved functions' sequences is not modelled
+        followed = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *(NAME_RECORD_PAYLOADS if not order else ()))
+        dwarf = next((d.name for d in self.debug if d.data and d.name not in followed and not d.name.startswith(".nv_debug_ptx_txt.")), None)
+        if dwarf is not None:
+            raise ModelError(f"cannot {edit}: {dwarf} (-g) is not edited with the PTX text yet")
+        txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt")), None)
+        if txt is None:
+            raise ModelError(f"cannot {edit}: the line tables map the code to a PTX text the module does not hold")
+        if txt.name != ".nv_debug_ptx_txt":
+            raise ModelError(f"cannot {edit}: {txt.name} is named after a checksum of the whole PTX file, which the edit changes")
+        defs = lines.definitions(txt.data)
+        for n in [*order, *([removed] if removed else [])]:
+            if n not in defs:
+                raise ModelError(f"cannot {edit}: .nv_debug_ptx_txt holds no definition of {n!r}")
+        blocks = sorted(defs.values())
+        slot = {defs[n]: i for i, n in enumerate(sorted(defs, key=defs.__getitem__))}
+        fill: list[int | None] = list(range(len(blocks)))
+        if removed:
+            fill[slot[defs[removed]]] = None
+        # the k-th place (in text order) of the named functions takes the k-th one's definition
+        for place, n in zip(sorted(order, key=defs.__getitem__), order):
+            fill[slot[defs[place]]] = slot[defs[n]]
+        text, line_map = lines.rearranged(txt.data, blocks, fill)
+
+        def arrange(names: list[str]) -> list[str]:
+            return [n for n in names if n not in gone]
+
+        if functions is not None:
+            arrange = self._sequence_order(functions, edit)
+
+        out = []
+        strings = None
+        for d in self.debug:
+            if d is txt:
+                d = DebugSection(d.name, text, list(d.relocations), list(d.labels))
+            elif d.name in LINE_PAYLOADS:
+                edited = lines.edited_table(d, arrange, line_map if d.name == ".nv_debug_line_sass" else None)
+                if lines.lost_names_offset(d, edited):
+                    strings = next((s for s in self.debug if s.name == ".debug_str"), None)
+                d = edited
+            elif d.name in NAME_RECORD_PAYLOADS:
+                d = DebugSection(d.name, _records_without(d.name, d.data, gone), list(d.relocations), list(d.labels))
+            out.append(d)
+        if strings is not None:
+            # the line program no longer makes .debug_str: ptxas makes it where the PTX
+            # declares it, after the functions (and so after the PTX text's section)
+            out.remove(strings)
+            out.insert(out.index(next(d for d in out if d.name == txt.name)) + 1, strings)
+        facts_out = self.facts
+        merc = self.facts.get("mercury")
+        if isinstance(merc, dict):
+            from . import tagged
+
+            facts = tagged.decode(merc)
+            rows = {
+                name: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None)
+                for name, events in facts.lines.items()
+            }
+            clones = {name: _records_without(name, data, gone) if name.endswith(NAME_RECORD_PAYLOADS) else data for name, data in facts.debug.items()}
+            if rows != facts.lines or clones != facts.debug:
+                facts_out = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, lines=rows, debug=clones))}
+        return out, facts_out
+
+    def _refuse_moved_debug_sequences(self, edit: str, gone: set[str]) -> None:
+        """ModelError when a -g removal may move a device function's line sequence: from
+        sm_90 on -g lists the device functions' sequences first, those the kernels call
+        seeming to come before the others (func_calls -g: f_shared f_c1 f_c3 f_c2, and
+        without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one measurement, so
+        a kept function whose only kernel callers go is refused rather than guessed."""
+        if not self.device_debug or self.sm < 90:
+            return
+        if not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
+            return
+        kernels = [f for f in self.functions if f.is_kernel]
+        for f in kernels:
+            if f.name not in gone:
+                continue
+            for callee in f.calls:
+                if callee not in gone and not any(callee in k.calls for k in kernels if k.name not in gone):
+                    raise ModelError(f"cannot {edit}: {callee!r} loses its last kernel caller, and where -g then lists its line sequence is not modelled")
+
+    def _sequence_order(self, functions: list[Function], edit: str) -> Callable[[list[str]], list[str]]:
+        """How the line-table sequences stand once the module's functions are ``functions``:
+        in .text order where they stood so before (whole program: 366 of the 373 -lineinfo
+        cubins of the ggml and CUTLASS edit sweeps); the others (ggml mean_100 sm_100 lists
+        reduce_rows_f32 first, before kernels that precede it in .text) are refused."""
+        from ..funcorder import function_order
+        from .decompose import ptx_functions
+
+        mode = self.ordering_mode()
+        before = function_order(list(ptx_functions(self)), mode)
+        after = function_order(list(ptx_functions(attrs.evolve(self, functions=functions))), mode)
+
+        def arrange(names: list[str]) -> list[str]:
+            if [n for n in before if n in names] != names:
+                raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
+            return [n for n in after if n in names]
+
+        return arrange
+
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
         variable named after its PTX line: ptxas names a function-scope .shared variable
@@ -741,8 +891,8 @@ class Module:
         """Put the named functions in this PTX definition order, in the places they held among
         the module's functions (naming every function reorders the whole module). ptxas's
         .text order, symbols, records and .debug_frame entries follow when the cubin is built.
-        Refused where line-table rows (-g, -lineinfo) map the code to PTX lines: those payloads
-        describe the PTX text, which the edit does not give.
+        Line tables follow the PTX with the definitions moved as blocks, the lines between them
+        staying (:meth:`_lines_edited`), except under -g and in relocatable output (refused).
 
         A function whose address a variable's initializer holds is declared by prototype
         before the variable (nvcc writes module variables before the functions), and ptxas
@@ -761,14 +911,15 @@ class Module:
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
         for n in names:
             self.function(n)  # a ModelError naming an unknown function, before anything else
-        if any(d.name in LINE_PAYLOADS and d.data for d in self.debug):
-            raise ModelError("cannot reorder functions with line-table rows (-g, -lineinfo): they follow the PTX text")
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
         functions = self._reordered(names)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
+        debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
+        self.debug = debug
+        self.facts = facts
         self._renumber_builtin_copies(before)
 
     def _edit_checked(self, edit: str, apply: Callable[[Module], None]) -> None:
