@@ -558,6 +558,18 @@ def test_remove_under_g_matches_ptxas(ptxas_ok, tmp_path, target, kernel):
     assert got == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("probe, kernel", [("shared_module", "k_sh1"), ("texref_unified", "k_tex")])
+def test_remove_under_g_refuses_module_shared_and_textures(cubin, target, probe, kernel):
+    """-g lays module shared memory and texture slots out anew for the kept kernels, whose
+    SASS then changes (k_sh2's shared offsets, k_surf's slot): refused, the module kept."""
+    data = cubin(probe, target, "g")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="compiles the kept kernels anew"):
+        module.remove_function(kernel)
+    assert build(module) == data
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
 def test_remove_keeps_or_refuses_the_texture_query(ptxas_ok, tmp_path, target):
     """Whole program: a module that queries a texture (txq/suq: a TXQ in the SASS) writes no

@@ -840,14 +840,21 @@ class Module:
         return out, facts_out
 
     def _refuse_moved_debug_sequences(self, edit: str, gone: set[str]) -> None:
-        """ModelError when a -g removal may move a device function's line sequence: from
+        """ModelError when a -g removal changes the kept code (module shared memory and
+        texture references are laid out anew), or may move a device function's line sequence: from
         sm_90 on -g lists the device functions' sequences first, those the kernels call
         seeming to come before the others (func_calls -g: f_shared f_c1 f_c3 f_c2, and
         without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one measurement, so
         a kept function whose only kernel callers go is refused rather than guessed."""
-        if not self.device_debug or self.sm < 90:
+        if not self.device_debug or not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
             return
-        if not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
+        spaced = next((d for d in self.data if d.space in ("shared", "tex", "surf", "sampler")), None)
+        if spaced is not None:
+            # -g lays module shared memory and texture slots out anew for the kept kernels,
+            # and their SASS changes with it (tests/probes shared_module, texref_unified -g:
+            # a shared variable's offset, a texture slot)
+            raise ModelError(f"cannot {edit}: under -g ptxas compiles the kept kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
+        if self.sm < 90:
             return
         kernels = [f for f in self.functions if f.is_kernel]
         for f in kernels:
