@@ -1396,6 +1396,21 @@ def decode_line_events(data: bytes) -> tuple[LineHeader, list[LineEvent]]:
     return hdr, events
 
 
+def name_sequences(where: str, events: Iterable[LineEvent], names: Sequence[str]) -> list[LineEvent]:
+    """``events`` with each sequence's ``("seq", None)`` naming its function: the next of
+    ``names``, the symbols its set_address operands are relocated against, in offset order."""
+    out: list[LineEvent] = []
+    k = 0
+    for ev in events:
+        if ev[0] == "seq":
+            if k >= len(names):
+                raise MercuryError(f"{where}: a sequence without a relocation")
+            ev = ("seq", names[k])
+            k += 1
+        out.append(tuple(ev))
+    return out
+
+
 def encode_line_events(hdr: LineHeader, events: Iterable[LineEvent]) -> bytes:
     """The line table ptxas writes for ``events``: DW_LNE_set_address (address 0, relocated)
     opens a sequence; a row at the same address as the previous one is DW_LNS_advance_line +
@@ -1675,17 +1690,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                 # the sequences' relocations only (not the header's .debug_str offset)
                 at = set(_set_address_positions(s.data))
                 names = [q.symbol.name if q.symbol else "" for q in sorted(rel.relocs if rel else (), key=lambda q: q.offset) if q.offset in at]
-                _, events = decode_line_events(s.data)
-                named: list[tuple[object, ...]] = []
-                k = 0
-                for ev in events:
-                    if ev[0] == "seq":
-                        if k >= len(names):
-                            raise MercuryError(f"{s.name}: a sequence without a relocation")
-                        ev = ("seq", names[k])
-                        k += 1
-                    named.append(tuple(ev))
-                lines[s.name] = tuple(named)
+                lines[s.name] = tuple(name_sequences(s.name, decode_line_events(s.data)[1], names))
             else:
                 debug[s.name] = s.data
     return attrs.evolve(facts, debug=debug, lines=lines)

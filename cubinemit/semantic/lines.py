@@ -15,6 +15,7 @@ PTX with a kernel cut out that way, tests/probes_lines).
 from __future__ import annotations
 
 import re
+import struct
 from typing import TYPE_CHECKING
 
 from ..errors import CubinemitError, ModelError
@@ -99,8 +100,6 @@ def _without_names_offset(hdr: LineHeader) -> LineHeader:
     table while the program has inlined-at rows: ptxas writes none once the last of them
     goes (measured: nvcc -lineinfo PTX without its only kernel with an inlined call,
     tests/probes_lines)."""
-    import struct
-
     from ..mercury import LineHeader
 
     (hdr_len,) = struct.unpack_from("<I", hdr.raw, 2)
@@ -115,25 +114,18 @@ def lost_names_offset(before: DebugSection, after: DebugSection) -> bool:
     return _names_offset_in_header(before.data) and not _names_offset_in_header(after.data)
 
 
-def _sequences(dbg: DebugSection) -> list[tuple[str, list[tuple[object, ...]]]]:
-    """The sequences of a line table, each with the function its set_address is relocated
-    against."""
-    from ..mercury import _set_address_positions, decode_line_events
-
-    positions = _set_address_positions(dbg.data)
-    by_offset = {r.offset: r.symbol for r in dbg.relocations}
-    _, events = decode_line_events(dbg.data)
-    out: list[tuple[str, list[tuple[object, ...]]]] = []
+def _grouped(where: str, events: Iterable[tuple[object, ...]]) -> list[tuple[str, list[tuple[object, ...]]]]:
+    """Line events whose ``("seq", function)`` name their function, as (function, its
+    sequence's events)."""
+    seqs: list[tuple[str, list[tuple[object, ...]]]] = []
     for ev in events:
         if ev[0] == "seq":
-            if len(out) >= len(positions) or by_offset.get(positions[len(out)]) is None:
-                raise ModelError(f"{dbg.name}: a line sequence at {positions[len(out)] if len(out) < len(positions) else '?'} is not relocated against a function")
-            out.append((str(by_offset[positions[len(out)]]), [ev]))
-        elif not out:
-            raise ModelError(f"{dbg.name}: line events before the first sequence")
+            seqs.append((str(ev[1]), [tuple(ev)]))
+        elif not seqs:
+            raise ModelError(f"{where}: line events before the first sequence")
         else:
-            out[-1][1].append(ev)
-    return out
+            seqs[-1][1].append(tuple(ev))
+    return seqs
 
 
 def _arranged(where: str, seqs: list[tuple[str, list[tuple[object, ...]]]], arrange: Callable[[list[str]], list[str]], line_map: Callable[[int], int | None] | None) -> tuple[list[str], list[tuple[object, ...]]]:
@@ -157,17 +149,18 @@ def edited_table(dbg: DebugSection, arrange: Callable[[list[str]], list[str]], l
     """A line table with its sequences, named by function, put in the order ``arrange`` gives
     for their order (a function it leaves out loses its sequence) and, where ``line_map`` is
     given, each row's line mapped through it; the relocations follow their sequences."""
-    from ..mercury import _names_offset_in_header, _set_address_positions, encode_line_events, line_header
+    from ..mercury import _names_offset_in_header, _set_address_positions, decode_line_events, encode_line_events, name_sequences
     from .model import DebugSection, Relocation
 
+    positions = _set_address_positions(dbg.data)
+    by_offset = {r.offset: r.symbol for r in dbg.relocations}
+    if set(by_offset) != set(positions) or None in by_offset.values():
+        raise ModelError(f"{dbg.name}: the relocations are not one per sequence's set_address operand, each against a function")
     try:
-        hdr = line_header(dbg.data)
-        seqs = _sequences(dbg)
+        hdr, decoded = decode_line_events(dbg.data)
+        seqs = _grouped(dbg.name, name_sequences(dbg.name, decoded, [str(by_offset[p]) for p in positions]))
     except CubinemitError as e:
         raise ModelError(f"{dbg.name}: {e}") from None
-    seq_offsets = set(_set_address_positions(dbg.data))
-    if any(r.offset not in seq_offsets for r in dbg.relocations):
-        raise ModelError(f"{dbg.name}: a relocation outside the sequences' set_address operands")
     names, events = _arranged(dbg.name, seqs, arrange, line_map)
     if _names_offset_in_header(dbg.data) and not any(ev[0] == "ext" and ev[1] == INLINED_AT for ev in events):
         hdr = _without_names_offset(hdr)
@@ -183,13 +176,5 @@ def edited_table(dbg: DebugSection, arrange: Callable[[list[str]], list[str]], l
 def edited_events(where: str, events: Iterable[tuple[object, ...]], arrange: Callable[[list[str]], list[str]], line_map: Callable[[int], int | None] | None) -> tuple[tuple[object, ...], ...]:
     """The same edit on line events whose ``("seq", function)`` name their function (the
     Mercury clones' rows, :attr:`cubinemit.mercury.MercuryFacts.lines`)."""
-    seqs: list[tuple[str, list[tuple[object, ...]]]] = []
-    for ev in events:
-        if ev[0] == "seq":
-            seqs.append((str(ev[1]), [tuple(ev)]))
-        elif not seqs:
-            raise ModelError(f"{where}: line events before the first sequence")
-        else:
-            seqs[-1][1].append(tuple(ev))
-    return tuple(_arranged(where, seqs, arrange, line_map)[1])
+    return tuple(_arranged(where, _grouped(where, events), arrange, line_map)[1])
 

@@ -26,8 +26,10 @@ SPEC_VERSION = 1
 
 #: a function-scope variable named after its PTX line (``$__<name>__<line>``)
 _LINE_NAMED = re.compile(r"^\$__.+__\d+$")
+#: the line tables: rows of SASS addresses and source (.debug_line) or PTX lines
+LINE_TABLES = (".debug_line", ".nv_debug_line_sass")
 #: debug payloads whose rows follow the PTX text (line numbers, the text itself)
-LINE_PAYLOADS = (".debug_line", ".nv_debug_line_sass", ".nv_debug_ptx_txt")
+LINE_PAYLOADS = (*LINE_TABLES, ".nv_debug_ptx_txt")
 #: -g register tables: per function, its NUL-terminated name, a u32 count and that many
 #: entries: a type byte each (reg_type), or a u32, the register's NUL-terminated name, four
 #: bytes and two u32 (reg_sass, the register's live ranges)
@@ -772,7 +774,7 @@ class Module:
         after a checksum of the whole file), a function the text does not define."""
         from . import lines
 
-        if not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
+        if not self._has_line_tables():
             return list(self.debug), self.facts
         # -g: the register tables' records of removed functions go (ptxas -g on PTX without
         # DWARF of its own: tests/probes_lines); DWARF that PTX brings (nvcc -G) describes the
@@ -791,7 +793,7 @@ class Module:
             if n not in defs:
                 raise ModelError(f"cannot {edit}: .nv_debug_ptx_txt holds no definition of {n!r}")
         blocks = sorted(defs.values())
-        slot = {defs[n]: i for i, n in enumerate(sorted(defs, key=defs.__getitem__))}
+        slot = {b: i for i, b in enumerate(blocks)}
         fill: list[int | None] = list(range(len(blocks)))
         if removed:
             fill[slot[defs[removed]]] = None
@@ -839,14 +841,18 @@ class Module:
                 facts_out = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, lines=rows, debug=clones))}
         return out, facts_out
 
+    def _has_line_tables(self) -> bool:
+        return any(d.name in LINE_TABLES and d.data for d in self.debug)
+
     def _refuse_moved_debug_sequences(self, edit: str, gone: set[str]) -> None:
         """ModelError when a -g removal changes the kept code (module shared memory and
-        texture references are laid out anew), or may move a device function's line sequence: from
-        sm_90 on -g lists the device functions' sequences first, those the kernels call
-        seeming to come before the others (func_calls -g: f_shared f_c1 f_c3 f_c2, and
-        without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one measurement, so
-        a kept function whose only kernel callers go is refused rather than guessed."""
-        if not self.device_debug or not any(d.name in LINE_PAYLOADS[:2] and d.data for d in self.debug):
+        texture references are laid out anew), or may move a device function's line
+        sequence: from sm_90 on -g lists the device functions' sequences first, those the
+        kernels call seeming to come before the others (func_calls -g: f_shared f_c1 f_c3
+        f_c2, and without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one
+        measurement, so a kept function whose only kernel callers go is refused rather than
+        guessed."""
+        if not self.device_debug or not self._has_line_tables():
             return
         spaced = next((d for d in self.data if d.space in ("shared", "tex", "surf", "sampler")), None)
         if spaced is not None:
