@@ -587,6 +587,31 @@ def test_remove_keeps_or_refuses_the_texture_query(ptxas_ok, tmp_path, target):
         assert build(module) == data
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_remove_refuses_moving_the_handle_slots(ptxas_ok, tmp_path, target):
+    """From sm_90 on a kernel's handle slots start after the module's largest parameter list:
+    removing k_wide (24 parameter bytes) moves k_suq's surface slot (sm_90: 0x228 to 0x218;
+    sm_100a, sm_120: 0x3a0 to 0x390, the slots aligned to 16), and ptxas's k_suq then reads it
+    there. We kept the old SASS (wrong bytes); now the removal is refused and the module is
+    left as it was. On sm_75 the slots follow the kernel's own parameters: the removal matches
+    ptxas; k_plain's removal matches everywhere."""
+    src = oracle.PROBES.parent / "probes_data" / "handle_slots_moved.ptx"
+    got, want = _removed(tmp_path, src, "k_plain", target, "def")
+    assert got == want
+    if target == "sm_75":
+        got, want = _removed(tmp_path, src, "k_wide", target, "def")
+        assert got == want
+        return
+    data = _compile(tmp_path, src.stem, src.read_text(), target, "def")
+    module = decompose(read_cubin(data))
+    moved = "0x228 to 0x218" if target == "sm_90" else "0x3a0 to 0x390"
+    with pytest.raises(ModelError, match=f"moves the texture/surface handle slots of 'k_suq' from bank-0 offset {moved}"):
+        module.remove_function("k_wide")
+    assert build(module) == data
+    edited = _compile(tmp_path / "edited", src.stem, _without_kernel(src.read_text(), "k_wide"), target, "def")
+    assert _text(edited, "k_suq") != _text(data, "k_suq")
+
+
 def test_remove_refuses_a_called_function(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "c")))
     with pytest.raises(ModelError, match="not supported yet|calls it"):

@@ -576,6 +576,7 @@ class Module:
             # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
             data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
+        self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
         copies = self._builtin_copies()
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
@@ -741,6 +742,26 @@ class Module:
             raise ModelError(
                 f"cannot {edit}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
+
+    def _refuse_moved_handle_slots(self, edit: str, functions: list[Function]) -> None:
+        """ModelError when the edit moves a kept kernel's texture/surface/sampler handle slots.
+        From sm_90 on (and under -g) the slots start after the module's largest parameter list,
+        not the kernel's own, and the kernels read them at fixed bank-0 offsets: removing the
+        kernel with the most parameter bytes moves them, and ptxas compiles the kept kernels
+        anew (a suq kernel reads its surface at c[0x0][0x218] instead of c[0x0][0x220] once a
+        two-parameter kernel goes, sm_90; texrefs.plan_slots)."""
+        from .texrefs import plan_slots
+
+        before = plan_slots(self)
+        if not before:
+            return
+        after = plan_slots(attrs.evolve(self, functions=functions))
+        for kernel, slots in after.items():
+            if kernel in before and before[kernel] != slots:
+                raise ModelError(
+                    f"cannot {edit}: it moves the texture/surface handle slots of {kernel!r} from bank-0 offset {before[kernel][0].offset:#x} to {slots[0].offset:#x},"
+                    " which its code reads at fixed offsets (ptxas compiles it anew)"
+                )
 
     def _refuse_unknown_creation_order(self, name: str, seen: set[str], gone: set[str]) -> None:
         """ModelError when the PTX declaration orders that give this cubin give different
