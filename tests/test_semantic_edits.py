@@ -10,6 +10,7 @@ import oracle
 from cubinemit.errors import ModelError
 from cubinemit.reader import read_cubin
 from cubinemit.semantic.build import build
+from cubinemit.semantic import Module
 from cubinemit.semantic.decompose import decompose
 
 TARGETS = ("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120")
@@ -532,10 +533,78 @@ def test_edits_refuse_moving_line_named_variables(cubin):
     assert [f.name for f in module.functions] == names
 
 
-def test_remove_refuses_the_last_kernel_and_relocatable_line_rows(cubin):
-    module = decompose(read_cubin(cubin("recursion", "sm_90", "c")))
-    with pytest.raises(ModelError, match="last kernel"):
-        module.remove_function("_Z5k_fibPii")
+def _alone(text: str, kernel: str | None) -> str:
+    """``text`` with every kernel definition but ``kernel``'s cut out (None: every one)."""
+    for name in re.findall(r"^\.visible \.entry (\w+)\(", text, re.M):
+        if name != kernel:
+            text = _without_kernel(text, name)
+    return text
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+def test_remove_the_last_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    """Removing a module's only kernel gives ptxas's cubin of the PTX without kernels: whole
+    program drops the device functions (recursion, func_visible), -c keeps them; data stays;
+    .nv.compat's CAN_FASTPATH_FINALIZE is 0 without code (sm_100 and sm_120 too). shared_dynamic
+    with k_nodyn alone (an empty .nv.shared.k_nodyn: the module declares extern shared) gets
+    .nv_debug.shared in whole-program builds. (-g: the debug tables are refused, below.)"""
+    cases = [(p, None) for p in ("recursion", "func_visible", "func_weak", "const_vars", "printf", "local_array")]
+    cases.append(("shared_dynamic", "k_nodyn"))
+    misses = []
+    for probe, kernel in cases:
+        text = (oracle.PROBES / f"{probe}.ptx").read_text()
+        if kernel is not None:
+            text = _alone(text, kernel)
+        data = _compile(tmp_path, probe, text, target, mode)
+        module = decompose(read_cubin(data))
+        (only,) = [f.name for f in module.functions if f.is_kernel]
+        module.remove_function(only)
+        want = _compile(tmp_path / "edited", probe, _alone(text, None), target, mode)
+        if build(module) != want:
+            misses.append(probe)
+    assert not misses
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def _removed_anyway(monkeypatch, data: bytes, kernel: str) -> bytes | None:
+    """The build after removing ``kernel`` with the last-kernel checks switched off (None where
+    that fails)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(Module, "_refuse_unknown_kernelless", lambda *_: None)
+        module = decompose(read_cubin(data))
+        try:
+            module.remove_function(kernel)
+            return build(module)
+        except Exception:
+            return None
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_remove_the_last_kernel_refused_where_the_cubin_does_not_tell(ptxas_ok, tmp_path, monkeypatch, target):
+    """What the cubin of a one-kernel module does not keep about the module without it:
+    the references' declaration order (texref_unified with k_surf alone names sref, tref;
+    ptxas without kernels tref, sref), the function numbers ptxas writes into an
+    initialiser that held a copy's offset (init_ops_first), extern shared memory inside a
+    kernel's section (shared_dynamic with k_dyn alone), the line tables' file table (lines).
+    Each removal is refused and leaves the module as it was; ptxas's cubins do differ."""
+    cases = [
+        (oracle.PROBES / "texref_unified.ptx", "k_surf", "def", "names its 2 texture/surface/sampler references"),
+        (oracle.PROBES.parent / "probes_data" / "init_ops_first.ptx", "_Z10use_tablesPii", "def", "'g_ops' may hold a function's address"),
+        (oracle.PROBES / "shared_dynamic.ptx", "k_dyn", "def", "may end in extern"),
+        (oracle.PROBES.parent / "probes_lines" / "lines.ptx", "_Z7k_scalePff", "lineinfo", "debug tables"),
+    ]
+    for src, kernel, mode, why in cases:
+        text = src.read_text()
+        data = _compile(tmp_path, src.stem, _alone(text, kernel), target, mode)
+        module = decompose(read_cubin(data))
+        with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
+            module.remove_function(kernel)
+        assert build(module) == data
+        assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), target, mode)
+
+
+def test_remove_refuses_relocatable_line_rows(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "lineinfo_c")))
     with pytest.raises(ModelError, match=r"is named after a checksum"):
         module.remove_function("k_chain")

@@ -19,7 +19,8 @@ alignment the largest. When the module declares any ``.extern .shared`` every ke
 section, rounded up to ``R = max(16, largest extern alignment of the module)``, aligned to at
 least ``R``; each extern the kernel reaches starts at the end of the referenced variables (1-4)
 rounded up to ``max(16, its own alignment, the first declared extern's alignment)``, so the
-unreferenced tail (5) may overlap it.
+unreferenced tail (5) may overlap it. A module with externs and no kernel gets
+``.nv_debug.shared`` instead: ``base`` bytes (0, or 0x400 from sm_90 on), aligned ``R``.
 
 ``-g``: functions are not cloned, and module-scope objects (module variables and the
 function-scope variables of device functions) go through an interference allocator:
@@ -241,6 +242,10 @@ def _whole_program(module: SharedModule, funcs: Mapping[str, SharedFunction], ba
             continue
         sections[kernel_section(k.name)] = SharedSection(base + end, align)
         offsets[k.name] = mine
+    if externs and not any(k.kernel for k in module.functions):
+        # no kernel to give the dynamic area to: ptxas makes .nv_debug.shared instead, the
+        # reserved base long and aligned R (tests/probes_data/shared_extern_no_kernel)
+        sections[DEBUG_SECTION] = SharedSection(base, dyn_align)
     return SharedLayout(sections, offsets, {})
 
 

@@ -260,6 +260,13 @@ def fastpath_mask(arch: str | Target) -> int:
     return {100: 0x9, 120: 0x50}.get(t.sm, 0)
 
 
+def fastpath_default(arch: str | Target, *, has_code: bool) -> int:
+    """CAN_FASTPATH_FINALIZE's first word before any instruction clears a bit: the AND over no
+    code is 0 (a module without .text, e.g. tests/probes/empty_module or whole-program PTX with
+    only device functions, gets 0 on sm_100 too), else :func:`fastpath_mask`."""
+    return fastpath_mask(arch) if has_code else 0
+
+
 #: sm_100/100a/100f: the FP64 arithmetic opcodes (bits 0-8 of an instruction's first word;
 #: bits 9-11 pick the operand form) whose presence in any .text clears bit 3 of
 #: CAN_FASTPATH_FINALIZE (9 -> 1): DMUL 0x28, DADD 0x29, DSETP 0x2a (min/max too), DFMA 0x2b;

@@ -18,6 +18,7 @@ from ..elf.model import ElfObject, Section
 from ..elf.structs import pack_note
 from ..elf.writer import write
 from ..nvinfo import compat_records, encode_compat, has_compat_section
+from ..nvinfo.gating import fastpath_default
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
 from ..elf.layout import layout, section_order
 from ..elf.order import symbol_order, text_sections
@@ -42,9 +43,9 @@ def fill_notes(module: Module, obj: ElfObject) -> None:
 def fill_compat(module: Module, obj: ElfObject) -> None:
     if has_compat_section(module.target):
         isa_class = int(module.facts.get("isa_class", 1))  # type: ignore[call-overload]
-        fastpath = module.facts.get("fastpath")
+        fastpath = module.facts.get("fastpath", fastpath_default(module.target, has_code=module.has_code()))
         tensormap = int(module.facts.get("tensormap", 0))  # type: ignore[call-overload]
-        records = compat_records(module.target, isa_class=isa_class, fastpath=None if fastpath is None else int(fastpath), tensormap=tensormap)  # type: ignore[call-overload]
+        records = compat_records(module.target, isa_class=isa_class, fastpath=int(fastpath), tensormap=tensormap)  # type: ignore[call-overload]
         obj.section(".nv.compat").data = encode_compat(records)
 
 

@@ -619,9 +619,15 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         _decompose_debug_shared(obj, module, sections, debug[0] if debug else None, phantoms, budget, walk_stop)
         _declaration_order(obj, module, walk)
         return
-    if debug:
-        raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
     base = facts(obj.sm).shared_base
+    if debug:
+        if sections or any(f.is_kernel for f in module.functions) or debug[0].nobits_size != base:
+            raise NotImplementedError(f"decomposing {debug[0].name} of a whole-program build is not implemented")
+        # no kernel: the module's extern (dynamic) shared memory leaves .nv_debug.shared, of
+        # the reserved base's size and aligned like a kernel's dynamic area would be
+        # (alloc.shared: shared_extern_no_kernel)
+        module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, debug[0].addralign, linkage="extern"))
+        return
     # from sm_90 on .nv.reservedSmem.cap follows the first kernel whose code names shared
     # memory: the static shared memory of a kernel made before it (of every kernel, without a
     # cap) is declared but never referenced (gsh_unused_no_cap: no cap, no .rel.text.k1)

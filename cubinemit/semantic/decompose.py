@@ -497,6 +497,7 @@ def decompose(obj: ElfObject) -> Module:
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
     compat = by_name.get(".nv.compat")
+    has_code = any(name.startswith(".text.") for name in by_name)
     if compat is not None:
         # ISA class 2: the code uses texture/surface, bulk-copy or tcgen05 instructions (a fact
         # about the instructions the compiler emitted)
@@ -506,17 +507,17 @@ def decompose(obj: ElfObject) -> Module:
             if getattr(rec, "attr", None) is EICompatAttr.CAN_FASTPATH_FINALIZE:
                 # the fast-path finalize mask: instructions such as DFMA clear bits of the
                 # target's mask (a fact about the code)
-                from ..nvinfo.gating import fastpath_mask
+                from ..nvinfo.gating import fastpath_default
 
-                if rec.values[0] != fastpath_mask(target):  # type: ignore[union-attr]
+                if rec.values[0] != fastpath_default(target, has_code=has_code):  # type: ignore[union-attr]
                     module.facts["fastpath"] = rec.values[0]  # type: ignore[union-attr]
             if getattr(rec, "attr", None) is EICompatAttr.INST_TENSORMAP_V1 and rec.value:  # type: ignore[union-attr]
                 module.facts["tensormap"] = rec.value  # type: ignore[union-attr]  # the code uses TMA
         from ..nvinfo import encode_compat
-        from ..nvinfo.gating import compat_records
+        from ..nvinfo.gating import compat_records, fastpath_default
 
         f = module.facts
-        want = compat_records(target, isa_class=int(f.get("isa_class", 1)), fastpath=f.get("fastpath"), tensormap=int(f.get("tensormap", 0)))  # type: ignore[arg-type, call-overload]
+        want = compat_records(target, isa_class=int(f.get("isa_class", 1)), fastpath=int(f.get("fastpath", fastpath_default(target, has_code=has_code))), tensormap=int(f.get("tensormap", 0)))  # type: ignore[arg-type, call-overload]
         if encode_compat(want) != compat.data:
             raise NotImplementedError(".nv.compat: a record the compatibility rules do not give (not modelled yet)")
     for sec in obj.sections:  # creation order

@@ -1032,11 +1032,12 @@ class _Emitter:
         for v in p.walk():
             if not walked_first(v):
                 self.walked_symbol(v)
-        if self.debug and not self.rel and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
+        if (self.debug or DEBUG_SHARED in p.layouts) and not self.rel and any(d.space == "shared" and d.linkage == "extern" for d in self.m.data):
             # -g: extern .shared lives in .nv_debug.shared; ptxas walks the externs after the
             # non-visible variables, whatever their declaration order (realistic -g:
             # `o:__cudart_i2opi_d .nv_debug.shared` with `sm` declared before `$str`; a
-            # module variable walked earlier made the section already, shared_dynamic -g)
+            # module variable walked earlier made the section already, shared_dynamic -g).
+            # Whole program without kernels the same (shared_extern_no_kernel: `c .nv_debug.shared`)
             self.data_section(DEBUG_SHARED)
 
     def walked_symbol(self, v: DataObject) -> None:

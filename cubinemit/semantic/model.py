@@ -226,6 +226,10 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     return re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
 
 
+#: the module facts that describe its code's instructions (gone with the last function)
+_CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05"})
+
+
 def _without(value: object, names: set[str]) -> object:
     """``value`` without the entries that name a removed function: call-graph edges and marks
     (dicts whose string fields name one), map entries keyed by one."""
@@ -375,6 +379,11 @@ class Module:
         debug layout for both (fact ``ptx_debug``; the options note only records -g)."""
         return bool(self.options.get("debug")) or bool(self.facts.get("ptx_debug"))
 
+    def has_code(self) -> bool:
+        """Whether the cubin has a .text section: a function defined here (an extern one is
+        only declared)."""
+        return any(f.linkage != "extern" for f in self.functions)
+
     def ordering_mode(self) -> Mode:
         """The build mode as the function-order rules see it (-c, -g, -O level)."""
         from ..funcorder import Mode
@@ -499,7 +508,8 @@ class Module:
         or has inlined (in -c builds only externs and builtins: ptxas compiles every defined
         function there), their call-graph edges and facts, their .debug_frame entries. A
         function still called by another one cannot be removed (ModelError names the caller);
-        neither can the last kernel, nor a function with line-table rows in relocatable
+        the last kernel goes where the cubin tells the module without kernels
+        (:meth:`_refuse_unknown_kernelless`); neither can a function with line-table rows in relocatable
         output (:meth:`_lines_edited`), nor a -g removal that may move a line sequence
         (:meth:`_refuse_moved_debug_sequences`), nor, in whole-program modules that take
         function addresses, a kernel whose removal the cubin cannot tell the outcome of
@@ -516,10 +526,7 @@ class Module:
         victim = self.function(name)
         everything = list(self.functions)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
-            # a module left without kernels is laid out differently (-c: an uncalled first
-            # function's symbol comes after the reserved-SMEM ones; module .nv.info records
-            # change): not modelled yet
-            raise ModelError(f"cannot remove {name!r}: removing the last kernel is not supported yet")
+            self._refuse_unknown_kernelless(name, victim)
         for f in self.functions:
             if f is not victim and (name in f.calls or any(r.symbol == name for r in f.relocations)):
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} calls it")
@@ -597,14 +604,20 @@ class Module:
         # gone, k0's rcp copy goes from 4 to 2)
         self._renumber_builtin_copies(copies)
         removed = [f for f in everything if f.name in gone]
-        if self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
+        if not self.has_code():
+            # no code left: the module facts of its instructions go with it (.nv.compat's ISA
+            # class 1, TENSORMAP 0, CAN_FASTPATH_FINALIZE 0, no tcgen05 partition in
+            # .nv.shared.reserved.0: tests/probes_gfold fold_flags_tail -O0, rsv_tcgen05_100a
+            # -c; _refuse_unknown_kernelless keeps out the PTX that still allocates)
+            self.facts = {k: v for k, v in self.facts.items() if k not in _CODE_FACTS}
+        elif self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
             # .nv.compat's ISA class is the module's: back to 1 when only removed code used an
             # instruction known to ask for more (tests/probes_data/isa_class_surface)
             from ..nvinfo.gating import asks_isa_class2
 
             if any(asks_isa_class2(self.target, f.sass) for f in removed) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
                 self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
-        if "fastpath" in self.facts:
+        if "fastpath" in self.facts and self.has_code():
             # CAN_FASTPATH_FINALIZE is the AND over the module's code: a bit comes back when the
             # removed code cleared it (sm_100: FP64 arithmetic, or maybe some f32 MUFU code)
             # and no kept code may have (tests/probes_data/fastpath_fp64; fz3 h030: -c keeps 1
@@ -724,8 +737,8 @@ class Module:
         relocation), so ptxas's code for them changes (tests/probes_rw realistic sm_75: without
         bigparam, mathy comes first and its extern __assertfail takes slot 0, so mathy reads
         gbuf at c[0x4][0x8] instead of c[0x4][0x0]; alloc.data.constant4_order)."""
-        if not self.ordering_mode().whole_program:
-            return
+        if not self.ordering_mode().whole_program or not any(f.linkage != "extern" for f in functions):
+            return  # (no code left: nothing reads the bank)
         from ..funcorder import function_order
         from .data import plan
         from .decompose import ptx_functions
@@ -742,6 +755,71 @@ class Module:
             raise ModelError(
                 f"cannot {edit}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
+
+    def _refuse_unknown_kernelless(self, name: str, victim: Function) -> None:
+        """ModelError when removing the last kernel leaves a module whose layout the cubin
+        does not tell:
+
+        * its texture, surface and sampler references are named in declaration order once no
+          code uses them (texref_unified with k_surf alone names sref, tref; without it tref,
+          sref), and the cubin keeps the use order;
+        * a data initialiser may hold a function's address (whole program: the offset of the
+          kernel's copy), where ptxas writes a function number once no kernel is left
+          (tests/probes_data/init_ops_first: {1, 2}); any initialiser word equal to a copy's
+          offset is taken for one;
+        * the tensor-memory partition follows tcgen05.alloc in any PTX function left, even one
+          ptxas does not compile (whole program) or compiles without it showing here;
+        * -c: builtins and functions whose address data takes are created in an order not
+          modelled once no kernel leads;
+        * debug tables other than .debug_frame are written anew (lines.ptx without kernels:
+          .nv_debug_line_sass gets .debug_line's file table);
+        * whole program: the kernel's shared section may hide extern (dynamic) shared memory
+          (aligned 16 or more and a multiple of 16 long), which a module without kernels keeps
+          in .nv_debug.shared (shared_dynamic with k_dyn alone).
+
+        Other modules without kernels are laid out as PTX that declares no kernel is."""
+        from ..funcorder import is_builtin_name
+        from .data import DYNAMIC_SHARED, KERNEL_SHARED
+        from .texrefs import refs
+
+        why = self._kernelless_unknown(name, victim)
+        if why is not None:
+            raise ModelError(f"cannot remove {name!r}, the last kernel: {why}")
+
+    def _kernelless_unknown(self, name: str, victim: Function) -> str | None:
+        """What the cubin does not tell of the module without ``victim``, its last kernel
+        (:meth:`_refuse_unknown_kernelless`), or None."""
+        from ..funcorder import is_builtin_name
+        from .data import DYNAMIC_SHARED, KERNEL_SHARED
+        from .texrefs import refs
+
+        tables = [d.name for d in self.debug if d.name != ".debug_frame"]
+        if tables:
+            return f"a module without code writes its debug tables ({tables[0]}) anew, which is not modelled"
+        others = [f for f in self.functions if f is not victim and f.linkage != "extern"]
+        if self.facts.get("tcgen05") and (self.ordering_mode().whole_program or any(f.linkage != "builtin" and not is_builtin_name(f.name) for f in others)):
+            # the partition follows the PTX, not the code: fold_flags_tail -O0 keeps it for
+            # the visible d that no kernel calls any more, and whole-program cubins do not
+            # keep the functions no kernel reached
+            return "the PTX left may still allocate tensor memory (tcgen05.alloc), whose reserved shared partition a module without kernels keeps, and the cubin does not tell"
+        taken = {r.symbol for d in self.data for r in d.relocations}
+        if self.options.get("compile_only") and len(others) > 1 and any(f.linkage == "builtin" or is_builtin_name(f.name) or f.name in taken for f in others):
+            # -c creates the builtins and the functions data takes the address of in an order
+            # of their own once no kernel leads (bi_forward_split: the builtins swap;
+            # virtual_shapes: the vtable functions' symbols in another order)
+            return "a relocatable module without kernels creates its builtins' and address-taken functions' symbols in an order not modelled"
+        if len(refs(self)) > 1:
+            return f"a module without kernels names its {len(refs(self))} texture/surface/sampler references in PTX declaration order, which the cubin does not keep"
+        copies = {offset for _, offset, _ in victim.inlined}
+        for d in self.data:
+            words = {int.from_bytes(d.init[i : i + 8], "little") for i in range(0, len(d.init) - 7, 4)} if d.init else set()
+            if words & copies:
+                return f"{d.name!r} may hold a function's address, where ptxas writes a function number once no kernel is left (not modelled)"
+        if self.ordering_mode().whole_program and not any(d.name == DYNAMIC_SHARED for d in self.data):
+            own = [d for d in self.data if d.name == KERNEL_SHARED.format(kernel=name)]
+            if any(d.align >= 16 and d.size % 16 == 0 for d in own):
+                return "its shared memory may end in extern (dynamic) shared memory, which a module without kernels keeps in .nv_debug.shared, and the cubin does not tell"
+        return None
 
     def _refuse_moved_handle_slots(self, edit: str, functions: list[Function]) -> None:
         """ModelError when the edit moves a kept kernel's texture/surface/sampler handle slots.
