@@ -566,7 +566,6 @@ def test_remove_the_last_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
     assert not misses
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
 def _removed_anyway(monkeypatch, data: bytes, kernel: str) -> bytes | None:
     """The build after removing ``kernel`` with the last-kernel checks switched off (None where
     that fails)."""
@@ -602,6 +601,24 @@ def test_remove_the_last_kernel_refused_where_the_cubin_does_not_tell(ptxas_ok, 
             module.remove_function(kernel)
         assert build(module) == data
         assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), target, mode)
+
+
+def test_remove_the_last_kernel_refused_for_builtins_and_tensor_memory(ptxas_ok, tmp_path, monkeypatch):
+    """-c: with k0 gone bi_forward_split's builtins are made in another order; -O0: the visible
+    d left in the PTX still allocates tensor memory, so ptxas keeps the tcgen05 partition in
+    .nv.shared.reserved.0 (fold_flags_tail, sm_100a). Both refused; ptxas's cubins differ."""
+    cases = [
+        (oracle.PROBES.parent / "probes_builtin" / "bi_forward_split.ptx", "k0", "c", "builtins' and address-taken functions' symbols"),
+        (oracle.PROBES.parent / "probes_gfold" / "fold_flags_tail.ptx", "k", "O0", "tensor memory"),
+    ]
+    for src, kernel, mode, why in cases:
+        text = src.read_text()
+        data = _compile(tmp_path, src.stem, _alone(text, kernel), "sm_100a", mode)
+        module = decompose(read_cubin(data))
+        with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
+            module.remove_function(kernel)
+        assert build(module) == data
+        assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_100a", mode)
 
 
 def test_remove_refuses_relocatable_line_rows(cubin):
