@@ -566,6 +566,19 @@ def test_remove_the_last_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
     assert not misses
 
 
+def _assert_last_kernel_refused(tmp_path, monkeypatch, src, kernel: str, target: str, mode: str, why: str) -> None:
+    """Removing ``kernel`` from ``src`` cut down to it is refused naming ``why``, the module
+    is left as it was, and ptxas's cubin without kernels differs from what the removal would
+    have built without the check."""
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, _alone(text, kernel), target, mode)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
+        module.remove_function(kernel)
+    assert build(module) == data
+    assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), target, mode)
+
+
 def _removed_anyway(monkeypatch, data: bytes, kernel: str) -> bytes | None:
     """The build after removing ``kernel`` with the last-kernel checks switched off (None where
     that fails)."""
@@ -594,13 +607,7 @@ def test_remove_the_last_kernel_refused_where_the_cubin_does_not_tell(ptxas_ok, 
         (oracle.PROBES.parent / "probes_lines" / "lines.ptx", "_Z7k_scalePff", "lineinfo", "debug tables"),
     ]
     for src, kernel, mode, why in cases:
-        text = src.read_text()
-        data = _compile(tmp_path, src.stem, _alone(text, kernel), target, mode)
-        module = decompose(read_cubin(data))
-        with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
-            module.remove_function(kernel)
-        assert build(module) == data
-        assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), target, mode)
+        _assert_last_kernel_refused(tmp_path, monkeypatch, src, kernel, target, mode, why)
 
 
 def test_remove_the_last_kernel_refused_for_builtins_and_tensor_memory(ptxas_ok, tmp_path, monkeypatch):
@@ -612,13 +619,7 @@ def test_remove_the_last_kernel_refused_for_builtins_and_tensor_memory(ptxas_ok,
         (oracle.PROBES.parent / "probes_gfold" / "fold_flags_tail.ptx", "k", "O0", "tensor memory"),
     ]
     for src, kernel, mode, why in cases:
-        text = src.read_text()
-        data = _compile(tmp_path, src.stem, _alone(text, kernel), "sm_100a", mode)
-        module = decompose(read_cubin(data))
-        with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
-            module.remove_function(kernel)
-        assert build(module) == data
-        assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_100a", mode)
+        _assert_last_kernel_refused(tmp_path, monkeypatch, src, kernel, "sm_100a", mode, why)
 
 
 def test_remove_refuses_relocatable_line_rows(cubin):

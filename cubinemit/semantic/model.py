@@ -230,6 +230,12 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
 _CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05"})
 
 
+def _defines_code(functions: Sequence[Function]) -> bool:
+    """Whether one of ``functions`` is defined here (an extern one is only declared), so that
+    the cubin has a .text section."""
+    return any(f.linkage != "extern" for f in functions)
+
+
 def _without(value: object, names: set[str]) -> object:
     """``value`` without the entries that name a removed function: call-graph edges and marks
     (dicts whose string fields name one), map entries keyed by one."""
@@ -380,9 +386,8 @@ class Module:
         return bool(self.options.get("debug")) or bool(self.facts.get("ptx_debug"))
 
     def has_code(self) -> bool:
-        """Whether the cubin has a .text section: a function defined here (an extern one is
-        only declared)."""
-        return any(f.linkage != "extern" for f in self.functions)
+        """Whether the cubin has a .text section (:func:`_defines_code`)."""
+        return _defines_code(self.functions)
 
     def ordering_mode(self) -> Mode:
         """The build mode as the function-order rules see it (-c, -g, -O level)."""
@@ -737,7 +742,7 @@ class Module:
         relocation), so ptxas's code for them changes (tests/probes_rw realistic sm_75: without
         bigparam, mathy comes first and its extern __assertfail takes slot 0, so mathy reads
         gbuf at c[0x4][0x8] instead of c[0x4][0x0]; alloc.data.constant4_order)."""
-        if not self.ordering_mode().whole_program or not any(f.linkage != "extern" for f in functions):
+        if not self.ordering_mode().whole_program or not _defines_code(functions):
             return  # (no code left: nothing reads the bank)
         from ..funcorder import function_order
         from .data import plan
@@ -778,10 +783,6 @@ class Module:
           in .nv_debug.shared (shared_dynamic with k_dyn alone).
 
         Other modules without kernels are laid out as PTX that declares no kernel is."""
-        from ..funcorder import is_builtin_name
-        from .data import DYNAMIC_SHARED, KERNEL_SHARED
-        from .texrefs import refs
-
         why = self._kernelless_unknown(name, victim)
         if why is not None:
             raise ModelError(f"cannot remove {name!r}, the last kernel: {why}")
@@ -802,7 +803,7 @@ class Module:
             # the visible d that no kernel calls any more, and whole-program cubins do not
             # keep the functions no kernel reached
             return "the PTX left may still allocate tensor memory (tcgen05.alloc), whose reserved shared partition a module without kernels keeps, and the cubin does not tell"
-        taken = {r.symbol for d in self.data for r in d.relocations}
+        taken = {r.symbol for d in self.data for r in d.relocations} if self.options.get("compile_only") else set()
         if self.options.get("compile_only") and len(others) > 1 and any(f.linkage == "builtin" or is_builtin_name(f.name) or f.name in taken for f in others):
             # -c creates the builtins and the functions data takes the address of in an order
             # of their own once no kernel leads (bi_forward_split: the builtins swap;
@@ -826,8 +827,8 @@ class Module:
         From sm_90 on (and under -g) the slots start after the module's largest parameter list,
         not the kernel's own, and the kernels read them at fixed bank-0 offsets: removing the
         kernel with the most parameter bytes moves them, and ptxas compiles the kept kernels
-        anew (a suq kernel reads its surface at c[0x0][0x218] instead of c[0x0][0x220] once a
-        two-parameter kernel goes, sm_90; texrefs.plan_slots)."""
+        anew (tests/probes_data/handle_slots_moved: k_suq reads its surface at c[0x0][0x218]
+        instead of c[0x0][0x228] once k_wide goes, sm_90; texrefs.plan_slots)."""
         from .texrefs import plan_slots
 
         before = plan_slots(self)
