@@ -542,13 +542,14 @@ def _alone(text: str, kernel: str | None) -> str:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+@pytest.mark.parametrize("mode", ["def", "c", "O0", "lineinfo"])
 def test_remove_the_last_kernel_matches_ptxas(ptxas_ok, tmp_path, target, mode):
     """Removing a module's only kernel gives ptxas's cubin of the PTX without kernels: whole
     program drops the device functions (recursion, func_visible), -c keeps them; data stays;
     .nv.compat's CAN_FASTPATH_FINALIZE is 0 without code (sm_100 and sm_120 too). shared_dynamic
     with k_nodyn alone (an empty .nv.shared.k_nodyn: the module declares extern shared) gets
-    .nv_debug.shared in whole-program builds. (-g: the debug tables are refused, below.)"""
+    .nv_debug.shared in whole-program builds. -lineinfo on PTX without .loc: the line tables
+    have no file table, and .nv_debug_line_sass is left with the bare header .debug_line has."""
     cases = [(p, None) for p in ("recursion", "func_visible", "func_weak", "const_vars", "printf", "local_array")]
     cases.append(("shared_dynamic", "k_nodyn"))
     misses = []
@@ -598,16 +599,29 @@ def test_remove_the_last_kernel_refused_where_the_cubin_does_not_tell(ptxas_ok, 
     the references' declaration order (texref_unified with k_surf alone names sref, tref;
     ptxas without kernels tref, sref), the function numbers ptxas writes into an
     initialiser that held a copy's offset (init_ops_first), extern shared memory inside a
-    kernel's section (shared_dynamic with k_dyn alone), the line tables' file table (lines).
+    kernel's section (shared_dynamic with k_dyn alone).
     Each removal is refused and leaves the module as it was; ptxas's cubins do differ."""
     cases = [
         (oracle.PROBES / "texref_unified.ptx", "k_surf", "def", "names its 2 texture/surface/sampler references"),
         (oracle.PROBES.parent / "probes_data" / "init_ops_first.ptx", "_Z10use_tablesPii", "def", "'g_ops' may hold a function's address"),
         (oracle.PROBES / "shared_dynamic.ptx", "k_dyn", "def", "may end in extern"),
-        (oracle.PROBES.parent / "probes_lines" / "lines.ptx", "_Z7k_scalePff", "lineinfo", "debug tables"),
     ]
     for src, kernel, mode, why in cases:
         _assert_last_kernel_refused(tmp_path, monkeypatch, src, kernel, target, mode, why)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
+def test_remove_the_last_kernel_refused_with_dwarf_from_the_ptx(ptxas_ok, tmp_path, target):
+    """nvcc -G PTX brings its own DWARF (.debug_info, .debug_abbrev), which names the kernel's
+    labels: a module without the kernel writes it anew (and ptxas rejects the PTX cut that
+    way). Refused, the module left as it was."""
+    src = oracle.PROBES.parent / "probes_debug" / "dbg_kernel_G.ptx"
+    data = _compile(tmp_path, src.stem, src.read_text(), target, "def")
+    module = decompose(read_cubin(data))
+    (kernel,) = [f.name for f in module.functions if f.is_kernel]
+    with pytest.raises(ModelError, match=r"the last kernel: a module without code writes its debug tables \(\.debug_\w+\) anew"):
+        module.remove_function(kernel)
+    assert build(module) == data
 
 
 def test_remove_the_last_kernel_refused_for_builtins_and_tensor_memory(ptxas_ok, tmp_path, monkeypatch):
@@ -703,3 +717,87 @@ def test_remove_refuses_a_called_function(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "c")))
     with pytest.raises(ModelError, match="not supported yet|calls it"):
         module.remove_function("f_c2")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_86"))
+@pytest.mark.parametrize(
+    "src, kernel",
+    [
+        ("probes_builtin/bi_vote_remove", "k_any1"),
+        ("probes_builtin/bi_copy_renumber", "k_next"),
+        ("probes_fp/fp_remove_taker", "k_take"),
+        ("probes_fp/fp_remove_taker", "k_call2"),
+        ("probes_const2/ftab", "k_itab"),
+    ],
+)
+def test_remove_under_g_follows_the_new_text_order(ptxas_ok, tmp_path, target, src, kernel):
+    """-g writes its register tables' records and (below sm_90) its line sequences in .text
+    order: a builtin's record and sequence move after its first caller left (bi_vote_remove
+    without k_any1: __cuda_sm70_votesync_any after k_both), and kernels whose order the
+    removal changes swap theirs (fp_remove_taker without k_take: k_call's before k_call2's).
+    Until now the removal only dropped the records, which gave wrong bytes."""
+    got, want = _removed(tmp_path, oracle.PROBES.parent / f"{src}.ptx", kernel, target, "g")
+    assert got == want
+
+
+@pytest.mark.parametrize("mode", ["c", "g"])
+def test_remove_refuses_an_unknown_builtin_order(ptxas_ok, tmp_path, monkeypatch, mode):
+    """bi_forward_split without k0: f0 now makes both divisions, in call order (f32 first),
+    where k0 made the f64 one first; the model cannot tell where f0's builtins then stand
+    (f0 is declared before k0, defined after it). Refused, the module left as it was; the
+    unchecked removal differs from ptxas."""
+    src = oracle.PROBES.parent / "probes_builtin" / "bi_forward_split.ptx"
+    data = oracle.compile_ptx(src, "sm_75", mode).read_bytes()
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="'f0' would make builtins"):
+        module.remove_function("k0")
+    assert build(module) == data
+    from cubinemit.semantic import model as semantic_model
+
+    monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
+    got, want = _removed(tmp_path, src, "k0", "sm_75", mode)
+    assert got != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_89"))
+def test_remove_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monkeypatch, target):
+    """Whole-program -g puts the callees' FP64 literals in each calling kernel's
+    .nv.constant2.<k>; without k_a ptxas lays them out anew and dev_poly's code reads other
+    offsets. Refused (it gave wrong bytes), the module left as it was; the unchecked removal
+    differs from ptxas."""
+    src = oracle.PROBES.parent / "probes_const2" / "late_banks.ptx"
+    data = oracle.compile_ptx(src, target, "g").read_bytes()
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="'k_a''s .nv.constant2 may hold constants of 'dev_poly'"):
+        module.remove_function("k_a")
+    assert build(module) == data
+    monkeypatch.setattr(Module, "_refuse_moved_debug_sequences", lambda *_: None)
+    got, want = _removed(tmp_path, src, "k_a", target, "g")
+    assert got != want
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("probe", ["const_vars", "printf", "local_array"])
+def test_remove_the_last_kernel_under_g_matches_ptxas(ptxas_ok, tmp_path, target, probe):
+    """-g without device functions left: the line tables and the register tables follow
+    the PTX without the kernel, and .nv_debug_line_sass holds .debug_line's unit."""
+    src = oracle.PROBES / f"{probe}.ptx"
+    module = decompose(read_cubin(_compile(tmp_path, probe, src.read_text(), target, "g")))
+    (only,) = [f.name for f in module.functions if f.is_kernel]
+    module.remove_function(only)
+    assert build(module) == _compile(tmp_path / "edited", probe, _alone(src.read_text(), None), target, "g")
+
+
+def test_remove_the_last_kernel_under_g_refuses_device_functions_left(ptxas_ok, tmp_path, monkeypatch):
+    """-g keeps the device functions, and their call frame rules change once no kernel
+    calls them (params_spill, conv2d_direct alone, sm_75: R64-R67 and others undefined
+    instead of same_value in the .debug_frame CIE). Refused, the module left as it was."""
+    src = oracle.PROBES.parent / "probes_rw6" / "params_spill.ptx"
+    kernel = "_Z13conv2d_direct10ConvParamsPKfS1_Pf"
+    text = _alone(src.read_text(), kernel)
+    data = _compile(tmp_path, src.stem, text, "sm_75", "g")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="call frame rules of the device functions left"):
+        module.remove_function(kernel)
+    assert build(module) == data
+    assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_75", "g")

@@ -69,6 +69,33 @@ def test_remove_kernel_with_line_tables_matches_ptxas(ptxas_ok, tmp_path, target
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["lineinfo", "def", "O0"])
+def test_remove_the_last_kernel_with_line_tables_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    """lines.ptx cut down to each kernel in turn, that kernel removed: ptxas's cubin of the
+    PTX without kernels. No sequence is left, and .nv_debug_line_sass, which has no file
+    table while it maps code, holds the same unit as .debug_line, its directory and file
+    tables included (for k_sub without its .debug_str offset as well)."""
+    text = (HERE / "lines.ptx").read_text()
+    none = text
+    for kernel in KERNELS:
+        cut = _block(none, kernel)
+        none = none[: cut.start()] + none[cut.end() :]
+    want = _compile(tmp_path, none, target, mode)
+    misses = []
+    for kernel in KERNELS:
+        alone = text
+        for other in KERNELS:
+            if other != kernel:
+                cut = _block(alone, other)
+                alone = alone[: cut.start()] + alone[cut.end() :]
+        module = decompose(read_cubin(_compile(tmp_path, alone, target, mode)))
+        module.remove_function(kernel)
+        if build(module) != want:
+            misses.append(kernel)
+    assert not misses
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("mode", ["lineinfo", "O0"])
 @pytest.mark.parametrize("pair", [("_Z5k_addPff", "_Z5k_subPff"), ("_Z5k_subPff", "_Z6k_loopPfi"), ("_Z7k_scalePff", "_Z6k_loopPfi")])
 def test_reorder_with_line_tables_matches_ptxas(ptxas_ok, tmp_path, target, mode, pair):

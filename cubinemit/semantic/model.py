@@ -90,18 +90,39 @@ def _builtin_kind(f: Function) -> str | None:
     return None
 
 
-def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[str]) -> list[Function]:
-    """After a removal: a builtin whose first caller went is now created in the body of its
-    next caller, right after it, with the builtins that caller creates in call order (CUDA
-    samples simpleVoteIntrinsics -c sm_86: without VoteAnyKernel1, VoteAllKernel2 creates
-    __cuda_sm70_votesync_all before VoteAnyKernel3 creates ..._any, and the DFS visits them
-    the other way round). The others keep their places."""
+def _builtins_moved(kept: list[Function], before: list[Function], gone: set[str]) -> list[Function]:
+    """The kept builtins whose first caller goes (:func:`_builtins_recreated`)."""
     moved = []
     for b in kept:
         if _builtin_kind(b):
             first = next((f for f in before if b.name in f.calls), None)
             if first is not None and first.name in gone and any(b.name in f.calls for f in kept):
                 moved.append(b)
+    return moved
+
+
+def _refuse_unknown_builtin_order(edit: str, after: list[Function], before: list[Function], gone: set[str]) -> None:
+    """ModelError when a kept function makes builtins a removed one made before, and
+    :func:`_builtins_recreated` leaves them in another order than its calls: ptxas makes them
+    in call order then (tests/probes_builtin/bi_forward_split without k0: f0 divides in f32
+    first, and ptxas puts __cuda_sm3x_div_rn_noftz_f32_slowpath before
+    __cuda_sm20_div_rn_f64_full, which k0 made first), and where the model's order puts them
+    is not modelled (f0 is declared before k0 and defined after it)."""
+    made_by_gone = {c for f in before if f.name in gone for c in f.calls}
+    builtins = [f.name for f in after if _builtin_kind(f)]
+    for f in after:
+        mine = [c for c in f.calls if c in builtins and next(g for g in after if c in g.calls) is f]
+        if len(mine) > 1 and made_by_gone & set(mine) and [b for b in builtins if b in mine] != mine:
+            raise ModelError(f"cannot {edit}: {f.name!r} would make builtins {mine[0]!r} and {mine[1]!r}, and where the module then holds them is not modelled")
+
+
+def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[str]) -> list[Function]:
+    """After a removal: a builtin whose first caller went is now created in the body of its
+    next caller, right after it, with the builtins that caller creates in call order (CUDA
+    samples simpleVoteIntrinsics -c sm_86: without VoteAnyKernel1, VoteAllKernel2 creates
+    __cuda_sm70_votesync_all before VoteAnyKernel3 creates ..._any, and the DFS visits them
+    the other way round). The others keep their places."""
+    moved = _builtins_moved(kept, before, gone)
     if not moved:
         return kept
     out = [f for f in kept if f not in moved]
@@ -210,6 +231,20 @@ def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
 def _records_without(section: str, data: bytes, gone: frozenset[str]) -> bytes:
     """A -g register table without the records of the ``gone`` functions."""
     return b"".join(rec for name, rec in _name_records(section, data) if name not in gone)
+
+
+def _records_sorted(section: str, data: bytes, before: Sequence[str], after: Sequence[str]) -> bytes:
+    """A -g register table's records put in the ``after`` .text order where they stood in the
+    ``before`` one: ptxas writes them in .text order, so a builtin's record follows its first
+    caller left and kernels whose order an edit changes swap theirs (softmax_warp -g without
+    softmax_rows<float>: the shuffle and reciprocal builtins after softmax_rows<half>;
+    fp_remove_taker without k_take: k_call, k_call2); records in another order stay so."""
+    records = _name_records(section, data)
+    names = [n for n, _ in records]
+    if names != [n for n in before if n in names]:
+        return data
+    rank = {n: i for i, n in enumerate(after)}
+    return b"".join(rec for _, rec in sorted(records, key=lambda r: rank.get(r[0], len(rank))))
 
 
 def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
@@ -573,6 +608,7 @@ class Module:
 
         takings = self._table_takings_after(name, kept, gone)
         functions = _builtins_recreated(kept, everything, gone)
+        _refuse_unknown_builtin_order(f"remove {name!r}", functions, everything, gone)
         if kernel_order is not None:
             # the builder lays the kernels out in reverse model order (no takings known)
             slots = [i for i, f in enumerate(functions) if f.is_kernel]
@@ -593,12 +629,14 @@ class Module:
         copies = self._builtin_copies()
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
+        text_before = self._text_order()
         self.functions = functions
         self.data = data
         for taker, taken in takings.items():
             self.function(taker).address_taken = taken
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
+        self._follow_text_order(text_before)
         # and the facts of the removed kernels' copies, keyed by copy name (the Mercury frame
         # sizes: a stale `$__internal_0_$` of a removed kernel would stand for the kept copy
         # renumbered to it; fz h015 sm_100a)
@@ -776,8 +814,9 @@ class Module:
           ptxas does not compile (whole program) or compiles without it showing here;
         * -c: builtins and functions whose address data takes are created in an order not
           modelled once no kernel leads;
-        * debug tables other than .debug_frame are written anew (lines.ptx without kernels:
-          .nv_debug_line_sass gets .debug_line's file table);
+        * whole-program -g: the device functions left get new call frame rules;
+        * DWARF the PTX brings (nvcc -G) is written anew; the line tables and -g's register
+          tables follow the PTX text as in other removals;
         * whole program: the kernel's shared section may hide extern (dynamic) shared memory
           (aligned 16 or more and a multiple of 16 long), which a module without kernels keeps
           in .nv_debug.shared (shared_dynamic with k_dyn alone).
@@ -794,10 +833,17 @@ class Module:
         from .data import DYNAMIC_SHARED, KERNEL_SHARED
         from .texrefs import refs
 
-        tables = [d.name for d in self.debug if d.name != ".debug_frame"]
+        # the line tables and -g's register tables follow the PTX text (_lines_edited)
+        tables = [d.name for d in self.debug if d.data and d.name not in (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)]
         if tables:
             return f"a module without code writes its debug tables ({tables[0]}) anew, which is not modelled"
         others = [f for f in self.functions if f is not victim and f.linkage != "extern"]
+        if self.device_debug and not self.options.get("compile_only") and others:
+            # whole-program -g keeps the device functions, and the register rules of the
+            # .debug_frame CIE change once no kernel calls them (params_spill -g sm_75 without
+            # conv2d_direct: R64-R67 and others undefined instead of same_value); from sm_90
+            # on where their line sequences go is not measured either
+            return f"under -g ptxas writes the call frame rules of the device functions left ({others[0].name!r}) anew once no kernel calls them, which is not modelled"
         if self.facts.get("tcgen05") and (self.ordering_mode().whole_program or any(f.linkage != "builtin" and not is_builtin_name(f.name) for f in others)):
             # the partition follows the PTX, not the code: fold_flags_tail -O0 keeps it for
             # the visible d that no kernel calls any more, and whole-program cubins do not
@@ -921,6 +967,13 @@ class Module:
             elif d.name in NAME_RECORD_PAYLOADS:
                 d = DebugSection(d.name, _records_without(d.name, d.data, gone), list(d.relocations), list(d.labels))
             out.append(d)
+        sass = next((i for i, d in enumerate(out) if d.name == ".nv_debug_line_sass"), None)
+        if sass is not None and not out[sass].relocations and self.debug[sass].relocations:
+            # no sequence left (the last kernel removed): ptxas writes the .debug_line unit
+            # here too, its directory and file tables included, where .nv_debug_line_sass
+            # otherwise has none (lines.ptx and ggml argmax_75 without kernels)
+            src = next(d for d in out if d.name == ".debug_line")
+            out[sass] = DebugSection(out[sass].name, src.data, [], list(out[sass].labels))
         if strings is not None:
             # the line program no longer makes .debug_str: ptxas makes it where the PTX
             # declares it, after the functions (and so after the PTX text's section)
@@ -941,6 +994,47 @@ class Module:
                 facts_out = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, lines=rows, debug=clones))}
         return out, facts_out
 
+    def _text_order(self) -> list[str]:
+        from ..funcorder import function_order
+        from .decompose import ptx_functions
+
+        return function_order(list(ptx_functions(self)), self.ordering_mode())
+
+    def _follow_text_order(self, text_before: list[str]) -> None:
+        """After a removal: the line-table sequences and the -g register-table records (and
+        their Mercury clones) that stood in .text order (``text_before``) put in the module's
+        .text order now, which the removal may change beyond dropping names (whole program:
+        a builtin's record and sequence follow its first caller left; fp_remove_taker without
+        k_take: k_call's before k_call2's); others stay as they stand."""
+        after = self._text_order()
+        kept = set(after)
+        if [n for n in text_before if n in kept] == after:
+            return
+        from . import lines
+
+        def arrange(names: list[str]) -> list[str]:
+            if names != [n for n in text_before if n in names]:
+                return names
+            return [n for n in after if n in names]
+
+        debug = []
+        for d in self.debug:
+            if d.name in NAME_RECORD_PAYLOADS:
+                d = DebugSection(d.name, _records_sorted(d.name, d.data, text_before, after), d.relocations, d.labels)
+            elif d.name in LINE_TABLES and d.relocations:
+                d = lines.edited_table(d, arrange)
+            debug.append(d)
+        self.debug = debug
+        merc = self.facts.get("mercury")
+        if isinstance(merc, dict):
+            from . import tagged
+
+            facts = tagged.decode(merc)
+            clones = {name: _records_sorted(name, data, text_before, after) if name.endswith(NAME_RECORD_PAYLOADS) else data for name, data in facts.debug.items()}
+            rows = {name: lines.edited_events(name, events, arrange, None) for name, events in facts.lines.items()}
+            if clones != facts.debug or rows != facts.lines:
+                self.facts = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, debug=clones, lines=rows))}
+
     def _has_line_tables(self) -> bool:
         return any(d.name in LINE_TABLES and d.data for d in self.debug)
 
@@ -960,9 +1054,26 @@ class Module:
             # and their SASS changes with it (tests/probes shared_module, texref_unified -g:
             # a shared variable's offset, a texture slot)
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kept kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
+        kernels = [f for f in self.functions if f.is_kernel]
+        if not self.options.get("compile_only"):
+            # whole-program -g puts the callees' FP64 literals and tables in each calling
+            # kernel's .nv.constant2.<k>, at offsets the callees' code reads, laid out for the
+            # kernels there are: ptxas lays them out anew without one whose bank holds some
+            # (late_banks -g sm_75 without k_a: dev_poly reads c[0x2][0x0], not c[0x2][0x200])
+            by_name = {f.name: f for f in self.functions}
+            for k in kernels:
+                if k.name in gone and k.constants:
+                    reached, todo = set(), list(k.calls)
+                    while todo:
+                        n = todo.pop()
+                        if n in by_name and n not in reached:
+                            reached.add(n)
+                            todo.extend(by_name[n].calls)
+                    kept = sorted(reached - gone)
+                    if kept:
+                        raise ModelError(f"cannot {edit}: under -g {k.name!r}'s .nv.constant2 may hold constants of {kept[0]!r}, which ptxas then lays out anew (its code changes)")
         if self.sm < 90:
             return
-        kernels = [f for f in self.functions if f.is_kernel]
         for f in kernels:
             if f.name not in gone:
                 continue
