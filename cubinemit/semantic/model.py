@@ -555,7 +555,7 @@ class Module:
         function addresses, a kernel whose removal the cubin cannot tell the outcome of
         (:meth:`_kernel_order_after`), nor a removal whose
         bytes depend on a PTX declaration order the cubin does not keep
-        (:meth:`_refuse_unknown_creation_order`) or that moves a kept kernel's
+        (:meth:`_refuse_unknown_creation_order`, :func:`_refuse_unknown_builtin_order`) or that moves a kept kernel's
         ``.nv.constant4`` slots (:meth:`_refuse_moved_constant4`), nor one that makes a kernel
         the cubin does not say uses shared memory the first one that might
         (:meth:`_refuse_unknown_shared_use`). Other line tables follow the PTX with the
@@ -995,6 +995,7 @@ class Module:
         return out, facts_out
 
     def _text_order(self) -> list[str]:
+        """The functions' names in the order ptxas lays out their .text sections."""
         from ..funcorder import function_order
         from .decompose import ptx_functions
 
@@ -1040,7 +1041,8 @@ class Module:
 
     def _refuse_moved_debug_sequences(self, edit: str, gone: set[str]) -> None:
         """ModelError when a -g removal changes the kept code (module shared memory and
-        texture references are laid out anew), or may move a device function's line
+        texture references are laid out anew, and so are the callees' constants a removed
+        kernel's .nv.constant2 holds), or may move a device function's line
         sequence: from sm_90 on -g lists the device functions' sequences first, those the
         kernels call seeming to come before the others (func_calls -g: f_shared f_c1 f_c3
         f_c2, and without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one
@@ -1086,12 +1088,8 @@ class Module:
         in .text order where they stood so before (whole program: 366 of the 373 -lineinfo
         cubins of the ggml and CUTLASS edit sweeps); the others (ggml mean_100 sm_100 lists
         reduce_rows_f32 first, before kernels that precede it in .text) are refused."""
-        from ..funcorder import function_order
-        from .decompose import ptx_functions
-
-        mode = self.ordering_mode()
-        before = function_order(list(ptx_functions(self)), mode)
-        after = function_order(list(ptx_functions(attrs.evolve(self, functions=functions))), mode)
+        before = self._text_order()
+        after = attrs.evolve(self, functions=functions)._text_order()
 
         def arrange(names: list[str]) -> list[str]:
             if [n for n in before if n in names] != names:
