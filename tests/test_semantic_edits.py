@@ -30,6 +30,15 @@ def _without_kernel(text: str, kernel: str) -> str:
     return text[: cut.start()] + "\n" + text[cut.end() :]
 
 
+def _assert_removal_refused(data: bytes, kernel: str, match: str) -> None:
+    """Removing ``kernel`` from the cubin ``data`` raises a ModelError matching ``match``, and
+    the module then still builds ``data``: refused before anything changed."""
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=match):
+        module.remove_function(kernel)
+    assert build(module) == data
+
+
 def _removed(tmp_path, src, kernel: str, target: str, mode: str, check=None) -> tuple[bytes, bytes]:
     """(cubinemit's build of ``src`` with ``kernel`` removed through the model, ptxas's cubin of
     the PTX without the kernel's definition); ``check`` sees the module before the edit."""
@@ -183,10 +192,7 @@ def test_remove_refused_where_the_declaration_order_decides(ptxas_ok, tmp_path, 
     assert _compile(tmp_path / "b", src.stem, other, target, "c") == data
     without = [_compile(tmp_path / d, src.stem, _without_kernel(t, "k0"), target, "c") for d, t in (("a0", text), ("b0", other))]
     assert without[0] != without[1]
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="declaration order behind it"):
-        module.remove_function("k0")
-    assert build(module) == data
+    _assert_removal_refused(data, "k0", "declaration order behind it")
     got, want = _removed(tmp_path, src, "k1", target, "c")  # k1 reaches nothing: no doubt
     assert got == want
 
@@ -202,10 +208,7 @@ def test_remove_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, 
     src = oracle.PROBES.parent / "probes_data" / "constant4_moved.ptx"
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, mode)
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match=r"'malloc' from slot 1 to slot 0 of \.nv\.constant4"):
-        module.remove_function("k_last")
-    assert build(module) == data  # refused before anything changed
+    _assert_removal_refused(data, "k_last", r"'malloc' from slot 1 to slot 0 of \.nv\.constant4")
     edited = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k_last"), target, mode)
     code = {c: [s.data for s in read_cubin(c).sections if s.name == ".text.k_first"] for c in (data, edited)}
     assert code[data] != code[edited]  # ptxas's k_first really changes
@@ -573,10 +576,7 @@ def _assert_last_kernel_refused(tmp_path, monkeypatch, src, kernel: str, target:
     have built without the check."""
     text = src.read_text()
     data = _compile(tmp_path, src.stem, _alone(text, kernel), target, mode)
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match=f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}"):
-        module.remove_function(kernel)
-    assert build(module) == data
+    _assert_removal_refused(data, kernel, f"cannot remove {kernel!r}, the last kernel: .*{re.escape(why)}")
     assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), target, mode)
 
 
@@ -665,10 +665,7 @@ def test_remove_under_g_refuses_module_shared_and_textures(cubin, target, probe,
     """-g lays module shared memory and texture slots out anew for the kept kernels, whose
     SASS then changes (k_sh2's shared offsets, k_surf's slot): refused, the module kept."""
     data = cubin(probe, target, "g")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="compiles the kept kernels anew"):
-        module.remove_function(kernel)
-    assert build(module) == data
+    _assert_removal_refused(data, kernel, "compiles the kept kernels anew")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
@@ -682,10 +679,7 @@ def test_remove_keeps_or_refuses_the_texture_query(ptxas_ok, tmp_path, target):
     assert got == want
     for probe, kernel in (("texref_unified", "k_txq"), ("texref_independent", "k_plain")):
         data = oracle.compile_ptx(oracle.PROBES / f"{probe}.ptx", target, "def").read_bytes()
-        module = decompose(read_cubin(data))
-        with pytest.raises(ModelError, match="does not show a query in the kept code"):
-            module.remove_function(kernel)
-        assert build(module) == data
+        _assert_removal_refused(data, kernel, "does not show a query in the kept code")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
@@ -704,11 +698,8 @@ def test_remove_refuses_moving_the_handle_slots(ptxas_ok, tmp_path, target):
         assert got == want
         return
     data = _compile(tmp_path, src.stem, src.read_text(), target, "def")
-    module = decompose(read_cubin(data))
     moved = "0x228 to 0x218" if target == "sm_90" else "0x3a0 to 0x390"
-    with pytest.raises(ModelError, match=f"moves the texture/surface handle slots of 'k_suq' from bank-0 offset {moved}"):
-        module.remove_function("k_wide")
-    assert build(module) == data
+    _assert_removal_refused(data, "k_wide", f"moves the texture/surface handle slots of 'k_suq' from bank-0 offset {moved}")
     edited = _compile(tmp_path / "edited", src.stem, _without_kernel(src.read_text(), "k_wide"), target, "def")
     assert _text(edited, "k_suq") != _text(data, "k_suq")
 
@@ -748,10 +739,7 @@ def test_remove_refuses_an_unknown_builtin_order(ptxas_ok, tmp_path, monkeypatch
     unchecked removal differs from ptxas."""
     src = oracle.PROBES.parent / "probes_builtin" / "bi_forward_split.ptx"
     data = oracle.compile_ptx(src, "sm_75", mode).read_bytes()
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="'f0' would make builtins"):
-        module.remove_function("k0")
-    assert build(module) == data
+    _assert_removal_refused(data, "k0", "'f0' would make builtins")
     from cubinemit.semantic import model as semantic_model
 
     monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
@@ -767,10 +755,7 @@ def test_remove_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monk
     differs from ptxas."""
     src = oracle.PROBES.parent / "probes_const2" / "late_banks.ptx"
     data = oracle.compile_ptx(src, target, "g").read_bytes()
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="'k_a''s .nv.constant2 may hold constants of 'dev_poly'"):
-        module.remove_function("k_a")
-    assert build(module) == data
+    _assert_removal_refused(data, "k_a", "'k_a''s .nv.constant2 may hold constants of 'dev_poly'")
     monkeypatch.setattr(Module, "_refuse_moved_debug_sequences", lambda *_: None)
     got, want = _removed(tmp_path, src, "k_a", target, "g")
     assert got != want
@@ -796,8 +781,5 @@ def test_remove_the_last_kernel_under_g_refuses_device_functions_left(ptxas_ok, 
     kernel = "_Z13conv2d_direct10ConvParamsPKfS1_Pf"
     text = _alone(src.read_text(), kernel)
     data = _compile(tmp_path, src.stem, text, "sm_75", "g")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="call frame rules of the device functions left"):
-        module.remove_function(kernel)
-    assert build(module) == data
+    _assert_removal_refused(data, kernel, "call frame rules of the device functions left")
     assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_75", "g")

@@ -34,6 +34,9 @@ LINE_PAYLOADS = (*LINE_TABLES, ".nv_debug_ptx_txt")
 #: entries: a type byte each (reg_type), or a u32, the register's NUL-terminated name, four
 #: bytes and two u32 (reg_sass, the register's live ranges)
 NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
+#: the debug payloads a removal edits along with the PTX text (:meth:`Module._lines_edited`);
+#: other DWARF (nvcc -G brings its own) is not followed
+FOLLOWED_PAYLOADS = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 #: a variable may also be ``.common`` (DataObject.linkage)
@@ -233,18 +236,36 @@ def _records_without(section: str, data: bytes, gone: frozenset[str]) -> bytes:
     return b"".join(rec for name, rec in _name_records(section, data) if name not in gone)
 
 
-def _records_sorted(section: str, data: bytes, before: Sequence[str], after: Sequence[str]) -> bytes:
-    """A -g register table's records put in the ``after`` .text order where they stood in the
-    ``before`` one: ptxas writes them in .text order, so a builtin's record follows its first
-    caller left and kernels whose order an edit changes swap theirs (softmax_warp -g without
-    softmax_rows<float>: the shuffle and reciprocal builtins after softmax_rows<half>;
-    fp_remove_taker without k_take: k_call, k_call2); records in another order stay so."""
+def _records_arranged(section: str, data: bytes, arrange: Callable[[list[str]], list[str]]) -> bytes:
+    """A -g register table's records in the order ``arrange`` gives for their functions'
+    names, as the line tables' sequences (:meth:`Module._follow_text_order`); unchanged where a
+    function has two records."""
     records = _name_records(section, data)
     names = [n for n, _ in records]
-    if names != [n for n in before if n in names]:
+    order = arrange(names)
+    if order == names or len(set(names)) != len(names):
         return data
-    rank = {n: i for i, n in enumerate(after)}
-    return b"".join(rec for _, rec in sorted(records, key=lambda r: rank.get(r[0], len(rank))))
+    by_name = dict(records)
+    return b"".join(by_name[n] for n in order)
+
+
+def _mercury_debug_edited(
+    facts: dict[str, object], records: Callable[[str, bytes], bytes], rows: Callable[[str, tuple[tuple[object, ...], ...]], tuple[tuple[object, ...], ...]]
+) -> dict[str, object]:
+    """``facts`` with the Mercury clones of the -g register tables passed through ``records``
+    and the clones' line rows through ``rows`` (each given the clone's name); the same dict
+    where there is no Mercury fact or nothing changes."""
+    merc = facts.get("mercury")
+    if not isinstance(merc, dict):
+        return facts
+    from . import tagged
+
+    decoded = tagged.decode(merc)
+    clones = {name: records(name, data) if name.endswith(NAME_RECORD_PAYLOADS) else data for name, data in decoded.debug.items()}
+    lines = {name: rows(name, events) for name, events in decoded.lines.items()}
+    if clones == decoded.debug and lines == decoded.lines:
+        return facts
+    return {**facts, "mercury": tagged.encode(attrs.evolve(decoded, debug=clones, lines=lines))}
 
 
 def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
@@ -834,7 +855,7 @@ class Module:
         from .texrefs import refs
 
         # the line tables and -g's register tables follow the PTX text (_lines_edited)
-        tables = [d.name for d in self.debug if d.data and d.name not in (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)]
+        tables = [d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS]
         if tables:
             return f"a module without code writes its debug tables ({tables[0]}) anew, which is not modelled"
         others = [f for f in self.functions if f is not victim and f.linkage != "extern"]
@@ -925,7 +946,7 @@ class Module:
         # -g: the register tables' records of removed functions go (ptxas -g on PTX without
         # DWARF of its own: tests/probes_lines); DWARF that PTX brings (nvcc -G) describes the
         # PTX too, and where -g puts moved functions' sequences is not modelled
-        followed = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *(NAME_RECORD_PAYLOADS if not order else ()))
+        followed = [n for n in FOLLOWED_PAYLOADS if not (order and n in NAME_RECORD_PAYLOADS)]
         dwarf = next((d.name for d in self.debug if d.data and d.name not in followed and not d.name.startswith(".nv_debug_ptx_txt.")), None)
         if dwarf is not None:
             raise ModelError(f"cannot {edit}: {dwarf} (-g) is not edited with the PTX text yet")
@@ -979,19 +1000,11 @@ class Module:
             # declares it, after the functions (and so after the PTX text's section)
             out.remove(strings)
             out.insert(out.index(next(d for d in out if d.name == txt.name)) + 1, strings)
-        facts_out = self.facts
-        merc = self.facts.get("mercury")
-        if isinstance(merc, dict):
-            from . import tagged
-
-            facts = tagged.decode(merc)
-            rows = {
-                name: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None)
-                for name, events in facts.lines.items()
-            }
-            clones = {name: _records_without(name, data, gone) if name.endswith(NAME_RECORD_PAYLOADS) else data for name, data in facts.debug.items()}
-            if rows != facts.lines or clones != facts.debug:
-                facts_out = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, lines=rows, debug=clones))}
+        facts_out = _mercury_debug_edited(
+            self.facts,
+            lambda name, data: _records_without(name, data, gone),
+            lambda name, events: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
+        )
         return out, facts_out
 
     def _text_order(self) -> list[str]:
@@ -1004,9 +1017,11 @@ class Module:
     def _follow_text_order(self, text_before: list[str]) -> None:
         """After a removal: the line-table sequences and the -g register-table records (and
         their Mercury clones) that stood in .text order (``text_before``) put in the module's
-        .text order now, which the removal may change beyond dropping names (whole program:
-        a builtin's record and sequence follow its first caller left; fp_remove_taker without
-        k_take: k_call's before k_call2's); others stay as they stand."""
+        .text order now, which the removal may change beyond dropping names; others stay as
+        they stand. ptxas writes both in .text order: a builtin's record and sequence follow
+        its first caller left (softmax_warp -g without softmax_rows<float>: the shuffle and
+        reciprocal builtins after softmax_rows<half>), and kernels whose order the removal
+        changes swap theirs (fp_remove_taker without k_take: k_call's before k_call2's)."""
         after = self._text_order()
         kept = set(after)
         if [n for n in text_before if n in kept] == after:
@@ -1021,20 +1036,16 @@ class Module:
         debug = []
         for d in self.debug:
             if d.name in NAME_RECORD_PAYLOADS:
-                d = DebugSection(d.name, _records_sorted(d.name, d.data, text_before, after), d.relocations, d.labels)
+                d = DebugSection(d.name, _records_arranged(d.name, d.data, arrange), d.relocations, d.labels)
             elif d.name in LINE_TABLES and d.relocations:
                 d = lines.edited_table(d, arrange)
             debug.append(d)
         self.debug = debug
-        merc = self.facts.get("mercury")
-        if isinstance(merc, dict):
-            from . import tagged
-
-            facts = tagged.decode(merc)
-            clones = {name: _records_sorted(name, data, text_before, after) if name.endswith(NAME_RECORD_PAYLOADS) else data for name, data in facts.debug.items()}
-            rows = {name: lines.edited_events(name, events, arrange, None) for name, events in facts.lines.items()}
-            if clones != facts.debug or rows != facts.lines:
-                self.facts = {**self.facts, "mercury": tagged.encode(attrs.evolve(facts, debug=clones, lines=rows))}
+        self.facts = _mercury_debug_edited(
+            self.facts,
+            lambda name, data: _records_arranged(name, data, arrange),
+            lambda name, events: lines.edited_events(name, events, arrange, None),
+        )
 
     def _has_line_tables(self) -> bool:
         return any(d.name in LINE_TABLES and d.data for d in self.debug)
