@@ -710,10 +710,11 @@ def test_remove_refuses_a_called_function(cubin):
         module.remove_function("f_c2")
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_86"))
+@pytest.mark.parametrize("target", ("sm_75", "sm_86", "sm_100a"))
 @pytest.mark.parametrize(
     "src, kernel",
     [
+        ("probes_builtin/bi_two_kernels", "Kdiv"),
         ("probes_builtin/bi_vote_remove", "k_any1"),
         ("probes_builtin/bi_copy_renumber", "k_next"),
         ("probes_fp/fp_remove_taker", "k_take"),
@@ -726,7 +727,10 @@ def test_remove_under_g_follows_the_new_text_order(ptxas_ok, tmp_path, target, s
     order: a builtin's record and sequence move after its first caller left (bi_vote_remove
     without k_any1: __cuda_sm70_votesync_any after k_both), and kernels whose order the
     removal changes swap theirs (fp_remove_taker without k_take: k_call's before k_call2's).
-    Until now the removal only dropped the records, which gave wrong bytes."""
+    Until now the removal only dropped the records, which gave wrong bytes. From sm_90 on the
+    device functions' sequences come first and the kernels' follow in .text order (sm_100a:
+    f_t, then k_call before k_call2). bi_two_kernels without Kdiv (sm_100a): -g compiles
+    unoptimised, so Ksqrt's sqrt builtin does not keep CAN_FASTPATH_FINALIZE's bit 3 clear."""
     got, want = _removed(tmp_path, oracle.PROBES.parent / f"{src}.ptx", kernel, target, "g")
     assert got == want
 

@@ -688,7 +688,9 @@ class Module:
             # with sqrt.rn.f32's MUFU.RSQ left, whole program gets 9 back with rcp.rn.f32's RCP)
             from ..nvinfo.gating import fastpath_cleared, fastpath_mask
 
-            optimized = mode.opt_level > 0
+            # -g compiles the device code unoptimised, as -O0 does (bi_two_kernels -g sm_100a
+            # without Kdiv: 9 back with Ksqrt's sqrt builtin left)
+            optimized = mode.opt_level > 0 and not self.device_debug
 
             def clears(fs: list[Function]) -> int:
                 bits = 0
@@ -1021,17 +1023,30 @@ class Module:
         they stand. ptxas writes both in .text order: a builtin's record and sequence follow
         its first caller left (softmax_warp -g without softmax_rows<float>: the shuffle and
         reciprocal builtins after softmax_rows<half>), and kernels whose order the removal
-        changes swap theirs (fp_remove_taker without k_take: k_call's before k_call2's)."""
+        changes swap theirs (fp_remove_taker without k_take: k_call's before k_call2's). From
+        sm_90 on -g lists the device functions' sequences first, in an order of their own
+        (:meth:`_refuse_moved_debug_sequences`), and the kernels' after them in .text order:
+        those follow too (fp_remove_taker -g sm_100a: f_t, k_call2, k_take, k_call becomes f_t,
+        k_call, k_call2)."""
         after = self._text_order()
         kept = set(after)
         if [n for n in text_before if n in kept] == after:
             return
         from . import lines
 
+        kernels = {f.name for f in self.functions if f.is_kernel}
+
+        def in_text_order(names: list[str]) -> bool:
+            return names == [n for n in text_before if n in names]
+
         def arrange(names: list[str]) -> list[str]:
-            if names != [n for n in text_before if n in names]:
-                return names
-            return [n for n in after if n in names]
+            if in_text_order(names):
+                return [n for n in after if n in names]
+            head = [n for n in names if n not in kernels]
+            tail = [n for n in names if n in kernels]
+            if names == head + tail and in_text_order(tail):
+                return head + [n for n in after if n in tail]
+            return names
 
         debug = []
         for d in self.debug:
