@@ -94,7 +94,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 import attrs
 
@@ -762,6 +762,26 @@ def _injected(f: PtxFunction) -> bool:
     return f.linkage == "builtin" or (f.linkage == "weak" and is_builtin_name(f.name))
 
 
+#: builtins ptxas creates along with another one that a body calls, though the body does not
+#: call them: tcgen05.alloc's guardrails create the tensor-memory mask helper right after
+#: ..._allocation_granularity_invalid. It is kept only where some code calls it (the -g
+#: guardrails of tcgen05.ld/st), and then it stands there, before that code (tests/
+#: probes_compat/tensor_memory -g sm_100a: k_alloc's guardrails, the helper, k_ld's)
+_CREATED_WITH: Final = {
+    "__cuda_sm10x_tcgen05_guardrail_trap_allocation_granularity_invalid": ("__cuda_sm10x_create_mask_from_bit_idx_and_alloc_size_v1",),
+}
+
+
+def _creates(f: PtxFunction, table: Mapping[str, PtxFunction]) -> list[str]:
+    """The builtins ``f``'s body creates where they do not exist yet, in creation order: those
+    it calls, each with its :data:`_CREATED_WITH` companions that the module keeps."""
+    out: list[str] = []
+    for c in f.calls:
+        if _injected(table[c]):
+            out += [n for n in (c, *(x for x in _CREATED_WITH.get(c, ()) if x in table)) if n not in out]
+    return out
+
+
 def _creation_rank(functions: Sequence[PtxFunction]) -> dict[str, float]:
     """Where ptxas creates each function's prototype entry: at its declaration, but a WEAK
     builtin (``__cuda_sm70_shflsync_down_p`` of ``shfl.sync.down`` with a predicate, sm_75-89)
@@ -880,8 +900,8 @@ def place_builtins(functions: Sequence[PtxFunction]) -> list[PtxFunction]:
             for g in list(pending):
                 if needs(g) <= declared:
                     pending.remove(g)
-                    for c in g.calls:
-                        if _injected(table[c]) and table[c] not in out:
+                    for c in _creates(g, table):
+                        if table[c] not in out:
                             out.append(table[c])
                     progress = True
                     break
@@ -899,8 +919,8 @@ def _builtin_tail(builtins: Sequence[str], table: dict[str, PtxFunction], made: 
     bi_nested). ``made``: the functions created already (updated)."""
     queue, tail = list(builtins), []
     for b in queue:  # grows while it is walked
-        for c in table[b].calls:
-            if _injected(table[c]) and c not in made:
+        for c in _creates(table[b], table):
+            if c not in made:
                 made.add(c)
                 tail.append(c)
                 queue.append(c)
@@ -1055,8 +1075,8 @@ def _later_builtins(cand: list[PtxFunction]) -> Iterator[list[PtxFunction]]:
             out.append(u)
             made.add(u.name)
             for f in bodies.get(i, ()):
-                for c in f.calls:
-                    if _injected(table[c]) and c not in made:
+                for c in _creates(f, table):
+                    if c not in made:
                         made.add(c)
                         out.append(table[c])
         return out + [table[n] for n in _builtin_tail([f.name for f in out if _injected(f)], table, made)]
@@ -1092,7 +1112,7 @@ def definition_order(functions: Sequence[PtxFunction]) -> list[str] | None:
     bodies: list[str] = []
 
     def new(u: str) -> list[str]:
-        return [c for c in table[u].calls if _injected(table[c]) and c not in created]
+        return [c for c in _creates(table[u], table) if c not in created]
 
     def ready(u: str) -> bool:
         refs = [c for c in table[u].calls if not _injected(table[c])] + list(table[u].address_taken)

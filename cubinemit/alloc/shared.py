@@ -543,13 +543,16 @@ class ReservedSmem:
     symbols: Mapping[str, int]
 
 
-def layout_reserved_smem(sm: int, mode: Mode = Mode.WHOLE_PROGRAM, *, tcgen05: bool = False) -> ReservedSmem | None:
+def layout_reserved_smem(sm: int, mode: Mode = Mode.WHOLE_PROGRAM, *, tcgen05: bool = False, tcgen05_first: bool = False) -> ReservedSmem | None:
     """``.nv.shared.reserved.0`` (None where ptxas emits none).
 
     Measured: sm_90 keeps an empty section (only the alias at 0); sm_100+ reserve 0x40 bytes;
     sm_110 adds the 0x80-byte WAR object at 0x40 (align 16); tcgen05.alloc adds a 0x20-byte
-    partition object after those. ``-g`` has no alias and no section without objects; ``-c``
-    gives symbol values = alignment and sizes by the relocatable rule.
+    partition object after those, or before the WAR object where ptxas met the allocation
+    before the first kernel (``tcgen05_first``: a device function defined first,
+    tests/probes_compat/tensor_memory_callee sm_110a; not under -g, which only names it
+    first). ``-g`` has no alias and no section
+    without objects; ``-c`` gives symbol values = alignment and sizes by the relocatable rule.
     """
     arch = facts(sm)
     if arch.reserved_smem_base is None:
@@ -558,7 +561,8 @@ def layout_reserved_smem(sm: int, mode: Mode = Mode.WHOLE_PROGRAM, *, tcgen05: b
     if sm in arch.reserved_smem_war_sms:
         objs.append(RESERVED_WAR_VAR)
     if tcgen05:
-        objs.append(RESERVED_TCGEN05)
+        # (-g lays the WAR object out first all the same, though it names the partition first)
+        objs.insert(0 if tcgen05_first and mode is not Mode.DEBUG else len(objs), RESERVED_TCGEN05)
     align = max([a for _, _, a in objs] + [1])
     if mode is Mode.RELOCATABLE:
         if not objs:

@@ -112,8 +112,14 @@ _MAX_REGS: Final = 255
 _MIN_MAXNREG: Final = 24
 #: SANITIZE's value for -sanitize=memcheck.
 _SANITIZE_VALUE: Final = 1
-#: VRC_CTA_INIT_COUNT of a function using tcgen05.
-_VRC_TCGEN05: Final = 0x80
+#: VRC_CTA_INIT_COUNT of a function reaching tensor memory.
+VRC_TENSOR_MEMORY: Final = 0x80
+
+
+def uses_tensor_memory(f: FunctionFacts) -> bool:
+    """Whether ``f``'s own code reaches tensor memory (VRC_CTA_INIT_COUNT 0x80): what its
+    TCGEN05_*_USED flags say, unless :attr:`FunctionFacts.tensor_memory` says otherwise."""
+    return f.tensor_memory if f.tensor_memory is not None else f.tcgen05_1cta or f.tcgen05_2cta
 
 
 def _nv_arch(t: Target) -> _NvArch:
@@ -574,11 +580,11 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
     num_mbarriers = _mbarrier_sum(facts, reached)
     # (VRC_CTA_INIT_COUNT follows the tcgen05 use of what the entry calls, not of the folded
     # uncalled functions: fold_flags_single)
-    tcgen05 = any(g.tcgen05_1cta or g.tcgen05_2cta for g in (facts, *reached))
+    tcgen05 = any(map(uses_tensor_memory, (facts, *reached)))
     if kernels == 1 and facts.is_kernel:
         # a single entry's VRC_CTA_INIT_COUNT is its own, called functions' tensor memory
         # folded with the rest (tests/probes_gfold/fold_tcgen05_single)
-        tcgen05 = facts.tcgen05_1cta or facts.tcgen05_2cta
+        tcgen05 = uses_tensor_memory(facts)
         ctaid_z_used, num_barriers, num_mbarriers, folded_tail, own, folded = _fold_module(facts, functions)
         tail, externs, late = list(folded_tail), list(own), list(folded)
     return Propagated(
@@ -815,7 +821,7 @@ def build_function_info(
     if f.instr_reg_map is not None:
         s.add(EIAttr.INSTR_REG_MAP, U32List(EIAttr.INSTR_REG_MAP, f.instr_reg_map))
     if gate(s.arch, EIAttr.VRC_CTA_INIT_COUNT).emission is Emission.EVERY_FUNCTION:
-        vrc = _VRC_TCGEN05 if (f.tcgen05_1cta or f.tcgen05_2cta or (prop is not None and prop.tcgen05)) else 0
+        vrc = VRC_TENSOR_MEMORY if uses_tensor_memory(f) or (prop is not None and prop.tcgen05) else 0
         s.add(EIAttr.VRC_CTA_INIT_COUNT, ByteValue(EIAttr.VRC_CTA_INIT_COUNT, vrc))
     if f.mbarriers:
         s.add(

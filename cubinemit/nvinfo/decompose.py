@@ -23,7 +23,7 @@ from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
 from ..errors import ModelError
-from .builder import ORDER_HB, ORDER_L, FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
+from .builder import ORDER_HB, ORDER_L, VRC_TENSOR_MEMORY, FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
 from .codec import decode_nvinfo
@@ -401,6 +401,12 @@ def _function(
             raise ModelError(f"{name}: SPARSE_MMA_MASK {sp.value:#x} has bits no sparse MMA kind names")
     kw["tcgen05_1cta"] = EIAttr.TCGEN05_1CTA_USED in by
     kw["tcgen05_2cta"] = EIAttr.TCGEN05_2CTA_USED in by
+    vrc = one(EIAttr.VRC_CTA_INIT_COUNT)
+    if isinstance(vrc, ByteValue):
+        if vrc.value not in (0, VRC_TENSOR_MEMORY):
+            raise ModelError(f"{name}: VRC_CTA_INIT_COUNT {vrc.value:#x} is neither 0 nor {VRC_TENSOR_MEMORY:#x}")
+        if (vrc.value == VRC_TENSOR_MEMORY) != (kw["tcgen05_1cta"] or kw["tcgen05_2cta"]):
+            kw["tensor_memory"] = vrc.value == VRC_TENSOR_MEMORY
     frag = one(EIAttr.AT_ENTRY_FRAGMENTS)
     kw["at_entry_fragments"] = frag.values if isinstance(frag, U32List) else ()
     every_entry = gate(t, EIAttr.RESERVED_SMEM_USED).emission is Emission.EVERY_FUNCTION
@@ -479,6 +485,10 @@ def _undo_propagation(module: ModuleFacts, funcs: list[FunctionFacts], raws: lis
                 owns: list[int | None] = [f.num_mbarriers - callees] if f.num_mbarriers > callees else []
                 owns += [None, 0] if f.num_mbarriers == callees else []
                 candidates = [{**c, "num_mbarriers": n} for n in owns for c in candidates]
+        if f.tensor_memory is not None or any(getattr(f, n) for n in ("tcgen05_1cta", "tcgen05_2cta")):
+            # VRC_CTA_INIT_COUNT folds the callees' tensor memory in too: the own value may be
+            # what the flags say once the callees explain the rest
+            candidates += [{**c, "tensor_memory": v} for v in (None, True, False) for c in candidates]
         for cand in candidates:
             # (no copy when the candidate changes nothing: most entries keep their own facts)
             same = all(getattr(f, k) == v for k, v in cand.items())

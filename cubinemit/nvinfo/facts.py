@@ -308,6 +308,12 @@ class FunctionFacts:
     sparse_mma: tuple[str, ...] = attrs.field(default=(), converter=_sparse_kinds)  # e.g. ("HMMA.SP",)
     tcgen05_1cta: bool = False
     tcgen05_2cta: bool = False
+    #: VRC_CTA_INIT_COUNT (0x80) of the function's own code where the flags above do not say
+    #: it: tcgen05.ld/st reach tensor memory with no cta_group (0x80, no TCGEN05_*_USED),
+    #: tcgen05.relinquish_alloc_permit names a cta_group without reaching it (TCGEN05_1CTA_USED,
+    #: 0); alloc, dealloc, mma, cp, shift and commit set both (tests/probes_compat
+    #: tensor_memory, sm_100a). None: the flags tell.
+    tensor_memory: bool | None = None
     #: AT_ENTRY_FRAGMENTS values (6 = TMEM_CTA1_V2, 7 = TMEM_CTA2_V2) as code generation emits them
     at_entry_fragments: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
     #: the kernel uses the reserved shared-memory window (tcgen05.alloc)

@@ -334,10 +334,20 @@ def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True)
 #: arithmetic (the unsigned division's UI2F 0xd08, UI2FP 0x25e, %clusterid 0xd05), on sm_90
 #: wgmma (0x9c5, 0x9f0, class 4). Not every trigger is known, so this can show that code asks
 #: for a class, never that it does not.
-_ISA_CLASS2_COMMON: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), 0x3A8, 0x3BA, 0x3CA, 0x215, 0x5B4, 0x80A])
+#: The tensor-map copies: UTMALDG (0x5b4; 0x3b4 with .multicast::cluster), UTMASTG (0x3b5),
+#: UTMAREDG (0x3b6) and UTMAPF (0x5b8), the same opcodes on sm_90-121. Each sets bit 0 of
+#: .nv.compat's INST_TENSORMAP_V1 (tests/probes_compat/compat_tensormap: every
+#: cp.async.bulk.tensor form alone; of 10,458 sm_90+ cubins, each with bit 0 has one and none
+#: without it does) and asks ISA_CLASS 2.
+_TENSOR_COPIES: Final = frozenset({0x3B4, 0x3B5, 0x3B6, 0x5B4, 0x5B8})
+#: UTMACCTL (0x9b9: prefetch.tensormap, fence.proxy.tensormap::generic.acquire) asks class 2
+#: too; the .release fence asks it with nothing to show (MEMBAR, ERRBAR, CGAERRBAR: class 1
+#: code has them), which is why this table can say that code asks, never that it does not.
+#: USETMAXREG (0x9c8, setmaxnreg) asks class 2 (tests/probes_compat/compat_wgmma_90a k_regs).
+_ISA_CLASS2_COMMON: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), *_TENSOR_COPIES, 0x3A8, 0x3BA, 0x3CA, 0x215, 0x80A, 0x9B9, 0x9C8])
 _ISA_CLASS2_OPCODES: Final = {
-    90: _ISA_CLASS2_COMMON | {0x239, 0x9C5, 0x9F0},
-    100: _ISA_CLASS2_COMMON | {0x3B4, 0x3B5, 0x3E9, 0x5E3, 0x5EA, 0x84C, 0x9E3, 0x9EE},
+    90: _ISA_CLASS2_COMMON | {0x239},
+    100: _ISA_CLASS2_COMMON | {0x3E9, 0x5E3, 0x5EA, 0x84C, 0x9E3, 0x9EE},
     120: _ISA_CLASS2_COMMON
     | {0x217, 0x236, 0x24A, 0x253, 0x254, 0x255, 0x256, 0x25A, 0x25C, 0x25E, 0x285, 0x29B, 0x2A6, 0x344, 0x416, 0x454, 0x455}
     | {0x817, 0x845, 0x84A, 0x851, 0x853, 0x855, 0x856, 0x85A, 0x885, 0x89B, 0x958, 0xC0B, 0xC17, 0xC1B, 0xC26, 0xD05, 0xD08, 0xE23},
@@ -360,15 +370,41 @@ def _asks_isa_class2_at(sass: bytes, i: int, word: int, ops: frozenset[int]) -> 
     return op in ops
 
 
-def asks_isa_class2(arch: str | Target, sass: bytes) -> bool:
-    """Whether ``sass`` holds an instruction known to make the module's ISA_CLASS more than 1
-    (:data:`_ISA_CLASS2_OPCODES`, and the low-precision F2FP conversions): what an edit that
-    removes functions needs to know whether the class goes back to 1 (CUDA samples
-    EGLSync_CUDAEvent_Interop sm_120: only the surface kernel asks class 2; simpleTemplates
-    sm_120: only testKernel<float>'s UI2FP)."""
+#: wgmma (sm_90a) asks more than class 2: WARPGROUP.ARRIVE (0x9c5, which wgmma.fence and
+#: wgmma.wait_group make) class 3, the warpgroup MMAs (0x9f0-0x9f3 by operand type: f16/bf16/
+#: tf32, s8, b1, e4m3/e5m2; wgmma.commit_group alone makes one) class 4 (tests/probes_compat/
+#: compat_wgmma_90a; 105 class-4 sm_90a cubins of CUTLASS and triton-style code, all with both)
+_ISA_CLASS_WGMMA: Final = {0x9C5: 3, 0x9F0: 4, 0x9F1: 4, 0x9F2: 4, 0x9F3: 4}
+
+
+def isa_class_asked(arch: str | Target, sass: bytes) -> int:
+    """The least ``.nv.compat`` ISA_CLASS that ``sass`` is known to ask (:data:`_ISA_CLASS_WGMMA`,
+    :data:`_ISA_CLASS2_OPCODES`, the low-precision F2FP conversions), 1 where it holds no known
+    trigger: what an edit that removes functions needs to know whether the module's class goes
+    down (CUDA samples EGLSync_CUDAEvent_Interop sm_120: only the surface kernel asks class 2;
+    simpleTemplates sm_120: only testKernel<float>'s UI2FP; a wgmma kernel removed beside a TMA
+    one leaves class 2)."""
     t = parse_target(arch)
-    ops = _ISA_CLASS2_OPCODES[120 if t.sm >= 120 else 100 if t.sm >= 100 else 90]
-    return any(_asks_isa_class2_at(sass, i, word, ops) for i, word in instruction_words(sass))
+    family = 120 if t.sm >= 120 else 100 if t.sm >= 100 else 90
+    ops = _ISA_CLASS2_OPCODES[family]
+    above = _ISA_CLASS_WGMMA if family == 90 else {}
+    asked = 1
+    for i, word in instruction_words(sass):
+        op = word & 0xFFF
+        if op in above:
+            asked = max(asked, above[op])
+            if asked == 4:
+                break
+        elif asked == 1 and _asks_isa_class2_at(sass, i, word, ops):
+            asked = 2
+    return asked
+
+
+def makes_tensor_copies(sass: bytes) -> bool:
+    """Whether ``sass`` holds a tensor-map copy (:data:`_TENSOR_COPIES`): bit 0 of
+    ``.nv.compat``'s INST_TENSORMAP_V1. Bit 1, ``tensormap.replace``, has no instruction of
+    its own: ptxas writes the new field with a plain store."""
+    return any(word & 0xFFF in _TENSOR_COPIES for _, word in instruction_words(sass))
 
 
 def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | None = None, tensormap: int = 0) -> list[CompatRecord]:
@@ -376,8 +412,9 @@ def compat_records(arch: str | Target, *, isa_class: int = 1, fastpath: int | No
 
     ``isa_class`` is 1, or 2 when the module has texture/surface, cp.async.bulk, tcgen05 (and on
     sm_120/121 %clusterid or f64->s32 conversions); ``fastpath`` defaults to :func:`fastpath_mask`;
-    ``tensormap`` is 1 when the code uses tensor-map (TMA) instructions such as
-    ``cp.async.bulk.tensor`` (tests/probes_rw3 tma_wgmma_90a).
+    ``tensormap`` holds bit 0 when the code makes tensor-map copies such as
+    ``cp.async.bulk.tensor`` (tests/probes_rw3 tma_wgmma_90a), bit 1 when it uses
+    ``tensormap.replace`` (tests/probes_compat/compat_tensormap).
     """
     t = parse_target(arch)
     if t.sm < 90:

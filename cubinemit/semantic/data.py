@@ -596,6 +596,11 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
     reserved base and of its alignment (what a backend that placed its own variables knows).
     A kernel section of no static bytes exists only when the module declares extern (dynamic)
     shared memory: then the module gets one extern object aligned like that section."""
+    names = [y.name for y in obj.symbols]
+    if "__nv_reservedSMEM_tcgen05_partition" in names and "__nv_reservedSMEM_gb10b_war_var" in names:
+        if names.index("__nv_reservedSMEM_tcgen05_partition") < names.index("__nv_reservedSMEM_gb10b_war_var"):
+            # ptxas met the allocation before the first kernel (alloc.shared.layout_reserved_smem)
+            module.facts["tcgen05_first"] = True
     for y in obj.symbols:
         if y.name == "__nv_reservedSMEM_tcgen05_partition":
             module.facts["tcgen05"] = True  # the code allocates tensor memory (tcgen05.alloc)
@@ -1458,6 +1463,17 @@ def is_cap(y: Symbol, tombstones: Mapping[int, str]) -> bool:
     return reserved_name(y, tombstones) == "cap"
 
 
+def _merc_reserved_read(y: Symbol | None) -> str | None:
+    """The reserved register a Mercury relocation against ``y`` reads: .nv.reservedSmem.<name>,
+    or offset0 through its alias (sm_110a's tcgen05.relinquish_alloc_permit, which reaches
+    the tensor-memory partition past the WAR object: tests/probes_compat/tensor_memory)."""
+    if y is None:
+        return None
+    if y.name.startswith(".nv.reservedSmem."):
+        return y.name[len(".nv.reservedSmem.") :]
+    return "offset0" if y.name == "__nv_reservedSMEM_offset_0_alias" else None
+
+
 def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
     """From sm_90 on, the reserved symbols each function's code names (emit.reserved_reads):
     those made after its symbols, in creation order, as the fact ``reserved_refs`` where the
@@ -1501,7 +1517,7 @@ def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
         for s in obj.sections:
             if s.mercury and s.relocs and isinstance(s.info, Section):
                 f = s.info.name.split(".text.", 1)[-1]
-                merc.setdefault(f, set()).update(r.symbol.name[len(".nv.reservedSmem.") :] for r in s.relocs if r.symbol is not None and r.symbol.name.startswith(".nv.reservedSmem."))
+                merc.setdefault(f, set()).update(filter(None, (_merc_reserved_read(r.symbol) for r in s.relocs)))
         for f, names in merc.items():
             for name in RESERVED_READ_NAMES:
                 if f in funcs and name in names and name not in refs.get(f, ()):

@@ -560,10 +560,14 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
-            # whole program: a resolved reference with an addend first asks .rela first
+            # whole program: a resolved reference with an addend first asks .rela first; where
+            # every one has an addend, .rela alone (sm_110a tcgen05.relinquish_alloc_permit:
+            # the reserved alias + 0x80; tests/probes_compat/tensor_memory)
             rel, rela = first_named.get(f".rel.text.{sym.name}"), first_named.get(f".rela.text.{sym.name}")
             if rel is not None and rela is not None and rela < rel:
                 fn.facts["rela_first"] = True
+            elif rel is None and rela is not None:
+                fn.facts["rela_first"] = "only"
         _constants(obj, fn, by_name, first_named)
         if module.device_debug and fn.is_kernel and fn.relocations:
             _own_shared_after_rela(obj, fn, strtab_first)

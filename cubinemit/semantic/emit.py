@@ -250,8 +250,17 @@ class _Emitter:
     def reserved_objects(self, reserved: Section) -> None:
         """The objects of .nv.shared.reserved.0 after the offset symbols: sm_110's workaround
         object, then the tcgen05 partition (rsv_tcgen05_* probes: WEAK at its offset, in -c a
-        REL-style variable valued at its alignment)."""
-        self.war_variable(reserved)
+        REL-style variable valued at its alignment); the partition first where ptxas met the
+        allocation before the first kernel (fact ``tcgen05_first``)."""
+        first = bool(self.m.facts.get("tcgen05_first"))
+        if not first:
+            self.war_variable(reserved)
+        self.tcgen05_partition(reserved)
+        if first:
+            self.war_variable(reserved)
+
+    def tcgen05_partition(self, reserved: Section) -> None:
+        """The tensor-memory partition's symbol, where the module allocates (fact ``tcgen05``)."""
         if not self.tcgen05():
             return
         from ..alloc.shared import RESERVED_TCGEN05
@@ -267,7 +276,7 @@ class _Emitter:
         from ..alloc.shared import layout_reserved_smem
         from .data import alloc_mode
 
-        return layout_reserved_smem(self.sm, alloc_mode(self.m), tcgen05=self.tcgen05())
+        return layout_reserved_smem(self.sm, alloc_mode(self.m), tcgen05=self.tcgen05(), tcgen05_first=bool(self.m.facts.get("tcgen05_first")))
 
     def war(self) -> bool:
         """sm_110 keeps a hardware-workaround object in reserved shared memory."""
@@ -283,13 +292,18 @@ class _Emitter:
 
     def war_variable(self, reserved: Section) -> None:
         """sm_110: __nv_reservedSMEM_gb10b_war_var, 0x80 bytes after the 0x40 reserved ones
-        (relocatable output: a REL-style variable at 0x10)."""
+        (relocatable output: a REL-style variable at 0x10), or after the tcgen05 partition
+        placed first (alloc.shared.layout_reserved_smem)."""
         if not self.war():
             return
+        from ..alloc.shared import RESERVED_WAR_VAR
+
+        name, size, _ = RESERVED_WAR_VAR
+        value = self.reserved_layout().symbols[name]  # type: ignore[union-attr]
         if self.rel:
-            self.obj.new_symbol("__nv_reservedSMEM_gb10b_war_var", info=0x2D, other=0xA0, section=reserved, value=0x10, size=0x80)
+            self.obj.new_symbol(name, info=0x2D, other=0xA0, section=reserved, value=value, size=size)
         else:
-            self.obj.new_symbol("__nv_reservedSMEM_gb10b_war_var", info=_WEAK_UND_OBJECT, section=reserved, value=0x40, size=0x80)
+            self.obj.new_symbol(name, info=_WEAK_UND_OBJECT, section=reserved, value=value, size=size)
 
     def resolve_relocations(self) -> None:
         """Relocations by symbol name become references, once every symbol exists."""
@@ -423,8 +437,10 @@ class _Emitter:
             if self.family is not Family.LEGACY:
                 asks: list[tuple[str, list[Relocation] | None]] = [(".rel", None), (".rela", [])]
                 # the first resolved reference carries an addend (sm_110a tcgen05: the reserved
-                # alias + 0x80 comes first): .rela is asked first (fact ``rela_first``)
-                self.ask_relocations(text, asks[::-1] if fn.facts.get("rela_first") else asks)
+                # alias + 0x80 comes first): .rela is asked first (fact ``rela_first``), or
+                # alone where every one does ("only")
+                first = fn.facts.get("rela_first")
+                self.ask_relocations(text, asks[1:] if first == "only" else asks[::-1] if first else asks)
             elif resolved:  # below sm_90: the resolved extern call's .rel only (misc_device: __assertfail, tests/probes_rw2)
                 # (and a resolved call's .rela after it: decompose._extern_call_asks)
                 self.ask_relocations(text, [(".rel", None)] + ([(".rela", None)] if hidden_after else []))

@@ -283,13 +283,22 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
 
 
 #: the module facts that describe its code's instructions (gone with the last function)
-_CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05"})
+_CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05", "tcgen05_first"})
 
 
 def _defines_code(functions: Sequence[Function]) -> bool:
     """Whether one of ``functions`` is defined here (an extern one is only declared), so that
     the cubin has a .text section."""
     return any(f.linkage != "extern" for f in functions)
+
+
+def _keeps_tcgen05_partition(f: Function) -> bool:
+    """Whether ``f``'s records name a tensor-memory CTA group (TCGEN05_1CTA_USED or _2CTA_USED:
+    tcgen05.alloc, dealloc, mma, relinquish_alloc_permit, not tcgen05.ld/st), which keeps the
+    partition in reserved shared memory (tests/probes_compat/tensor_memory: k_relinq keeps it
+    without k_alloc)."""
+    info = f.facts.get("nvinfo")
+    return isinstance(info, dict) and bool(info.get("tcgen05_1cta") or info.get("tcgen05_2cta"))
 
 
 def _without(value: object, names: set[str]) -> object:
@@ -647,6 +656,10 @@ class Module:
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
+        if _defines_code(functions):
+            removing = [f for f in everything if f.name in gone]
+            self._refuse_unknown_tensormap_replace(f"remove {name!r}", removing)
+            self._refuse_unknown_tcgen05_partition(f"remove {name!r}", removing, kept)
         copies = self._builtin_copies()
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
@@ -674,13 +687,8 @@ class Module:
             # .nv.shared.reserved.0: tests/probes_gfold fold_flags_tail -O0, rsv_tcgen05_100a
             # -c; _refuse_unknown_kernelless keeps out the PTX that still allocates)
             self.facts = {k: v for k, v in self.facts.items() if k not in _CODE_FACTS}
-        elif self.facts.get("isa_class") == 2 and not self.facts.get("tcgen05"):
-            # .nv.compat's ISA class is the module's: back to 1 when only removed code used an
-            # instruction known to ask for more (tests/probes_data/isa_class_surface)
-            from ..nvinfo.gating import asks_isa_class2
-
-            if any(asks_isa_class2(self.target, f.sass) for f in removed) and not any(asks_isa_class2(self.target, f.sass) for f in kept):
-                self.facts = {k: v for k, v in self.facts.items() if k != "isa_class"}
+        else:
+            self._compat_after_removal(removed, kept)
         if "fastpath" in self.facts and self.has_code():
             # CAN_FASTPATH_FINALIZE is the AND over the module's code: a bit comes back when the
             # removed code cleared it (sm_100: FP64 arithmetic, or maybe some f32 MUFU code)
@@ -704,6 +712,64 @@ class Module:
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
                 self.facts = {**self.facts, "fastpath": value | back}
+
+    def _compat_after_removal(self, removed: list[Function], kept: list[Function]) -> None:
+        """.nv.compat's ISA class and INST_TENSORMAP_V1 bit 0 are the module's code's: each
+        goes down when only removed code held an instruction known to ask for it, to what the
+        kept code is known to ask (tests/probes_data/isa_class_surface; tests/probes_compat
+        compat_wgmma_90a: the wgmma kernel's class 4 goes back to the TMA kernel's 2, and
+        bit 0 goes with the last cp.async.bulk.tensor). The tensor-memory partition in
+        .nv.shared.reserved.0 goes with the last function that keeps it
+        (:func:`_keeps_tcgen05_partition`, :meth:`_refuse_unknown_tcgen05_partition`;
+        CUTLASS 70_blackwell_fp16_gemm sm_100a without its GEMM kernel)."""
+        from ..nvinfo.gating import isa_class_asked, makes_tensor_copies
+
+        facts = dict(self.facts)
+        current = int(facts.get("isa_class", 1))  # type: ignore[call-overload]
+        if current > 1 and not facts.get("tcgen05"):
+            left = max((isa_class_asked(self.target, f.sass) for f in kept), default=1)
+            if left < current <= max((isa_class_asked(self.target, f.sass) for f in removed), default=1):
+                facts["isa_class"] = left
+                if left == 1:
+                    del facts["isa_class"]
+        tensormap = int(facts.get("tensormap", 0))  # type: ignore[call-overload]
+        if tensormap & 1 and any(makes_tensor_copies(f.sass) for f in removed) and not any(makes_tensor_copies(f.sass) for f in kept):
+            facts["tensormap"] = tensormap & ~1
+            if not facts["tensormap"]:
+                del facts["tensormap"]
+        if facts.get("tcgen05") and any(map(_keeps_tcgen05_partition, removed)) and not any(map(_keeps_tcgen05_partition, kept)):
+            del facts["tcgen05"]
+            facts.pop("tcgen05_first", None)
+        self.facts = facts
+
+    def _refuse_unknown_tcgen05_partition(self, edit: str, removed: list[Function], kept: list[Function]) -> None:
+        """ModelError when the edit takes the last code that keeps the tensor-memory partition
+        (:func:`_keeps_tcgen05_partition`) out of the cubin but maybe not out of the PTX: the
+        partition follows tcgen05.alloc in any PTX
+        function left, compiled or not (tests/probes_gfold fold_flags_tail), and a device
+        function whole-program code only holds as copies inside the removed kernels has no
+        records to tell whether it allocates."""
+        from ..funcorder import is_builtin_name
+
+        if not self.facts.get("tcgen05") or any(map(_keeps_tcgen05_partition, kept)) or not any(map(_keeps_tcgen05_partition, removed)):
+            return
+        for f in removed:
+            if not f.is_kernel and f.linkage not in ("builtin", "extern") and not is_builtin_name(f.name) and not isinstance(f.facts.get("nvinfo"), dict):
+                raise ModelError(
+                    f"cannot {edit}: {f.name!r} stays in the PTX, and the cubin does not say whether it allocates tensor memory "
+                    "(tcgen05.alloc), which keeps the partition in .nv.shared.reserved.0"
+                )
+
+    def _refuse_unknown_tensormap_replace(self, edit: str, removed: list[Function]) -> None:
+        """ModelError when the module uses ``tensormap.replace`` (.nv.compat INST_TENSORMAP_V1
+        bit 1) and the edit removes code that may be where: ptxas compiles it to a plain store,
+        so the cubin does not say whether the kept code still uses it (tests/probes_compat
+        compat_tensormap: the bit goes with the replacing kernel)."""
+        if int(self.facts.get("tensormap", 0)) & 2 and any(f.sass for f in removed):  # type: ignore[call-overload]
+            raise ModelError(
+                f"cannot {edit}: the module uses tensormap.replace (.nv.compat INST_TENSORMAP_V1 bit 1), "
+                "which leaves no instruction of its own, so the cubin does not say whether the kept code still does"
+            )
 
     def _refuse_lost_texture_query(self, edit: str, kept: list[Function]) -> None:
         """ModelError when the whole-program module queries a texture, surface or sampler and
