@@ -516,6 +516,32 @@ def test_reorder_keeps_functions_declared_for_data(ptxas_ok, tmp_path, target, m
         assert outcomes[("fa", "k")] == outcomes[("fc", "k")] == "same"
 
 
+@pytest.mark.parametrize("target", ["sm_90", "sm_100a", "sm_120"])
+def test_reorder_refused_where_a_mercury_address_table_may_move(ptxas_ok, tmp_path, monkeypatch, target):
+    """Whole program: swapping the definitions of f1 and f2, declared by prototype before
+    tab[] = {f1, f2}, changes nothing in ptxas's output. Below sm_100 the model gives those
+    bytes; from sm_100 on k_take's table keeps its Mercury relocations in declaration order,
+    which the cubin does not tell from definition order: refused, and with the check off the
+    relocations swap where ptxas's do not (tests/probes_fp/fp_table_prototyped)."""
+    src = oracle.PROBES.parent / "probes_fp" / "fp_table_prototyped.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "def")
+    want = _compile(tmp_path / "swapped", src.stem, _swap_definitions(text, "_Z2f1i", "_Z2f2i"), target, "def")
+    assert want == data
+    module = decompose(read_cubin(data))
+    if target == "sm_90":
+        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
+        assert build(module) == want
+        return
+    with pytest.raises(ModelError, match="declaration order"):
+        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
+    assert build(module) == data
+    with monkeypatch.context() as patched:
+        patched.setattr(Module, "_refuse_moved_table_order", lambda *_: None)
+        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
+    assert build(module) != want
+
+
 def test_reorder_refuses_unknown_names(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "def")))
     with pytest.raises(ModelError, match="no function named 'k_none'"):

@@ -1290,10 +1290,12 @@ class Module:
         if mode.whole_program:
             # the shuffle moved the takers first, so even a reorder that leaves the model's
             # kernel order as it is may move ptxas's (fz r058: k2 k3 swapped)
-            if len(names) > 1 and any(self.function(n).is_kernel for n in names) and any(address_table_functions(f) for f in self.functions if f.is_kernel):
+            tables = {n for f in self.functions if f.is_kernel for n in address_table_functions(f)}
+            if len(names) > 1 and any(self.function(n).is_kernel for n in names) and tables:
                 raise ModelError(
                     f"cannot reorder {names!r}: ptxas orders the kernels of a module that takes function addresses by their PTX declaration order, which the cubin does not keep"
                 )
+            self._refuse_moved_table_order(names, functions, tables)
             return functions
         other = edit_outcome_unknown(self.functions, ptx, mode, self.sm, lambda fns: _reordered_from(fns, names, ptx, mode, self.sm, declared), _weak_builtins_after_callers)
         if other is not None:
@@ -1303,6 +1305,19 @@ class Module:
                 f" (one declares {moved!r} elsewhere) give different cubins after the reorder"
             )
         return functions
+
+    def _refuse_moved_table_order(self, names: list[str], functions: list[Function], tables: set[str]) -> None:
+        """ModelError when a whole-program reorder on sm_100+ changes the order of functions
+        whose addresses a kernel's table holds: the table's Mercury relocations follow their
+        declaration order, which moves with their definitions only where no prototype declared
+        them first, and the cubin does not show prototypes (tests/probes_fp/fp_table_prototyped:
+        nvcc declares f1 and f2 before tab[] = {f1, f2}, and ptxas keeps f1 first when their
+        definitions swap)."""
+        if "mercury" in self.facts and [f.name for f in self.functions if f.name in tables] != [f.name for f in functions if f.name in tables]:
+            raise ModelError(
+                f"cannot reorder {names!r}: the Mercury relocations of a function-address table follow the functions' declaration order, "
+                "and the cubin does not say whether a prototype declared them before their definitions"
+            )
 
     def _builtin_copies(self) -> dict[tuple[str, str], str]:
         """Whole program: the names of the kernels' builtin copies, before an edit that may
