@@ -691,7 +691,7 @@ def test_remove_under_g_refuses_module_shared_and_textures(cubin, target, probe,
     """-g lays module shared memory and texture slots out anew for the kept kernels, whose
     SASS then changes (k_sh2's shared offsets, k_surf's slot): refused, the module kept."""
     data = cubin(probe, target, "g")
-    _assert_removal_refused(data, kernel, "compiles the kept kernels anew")
+    _assert_removal_refused(data, kernel, "compiles the kernels anew")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
@@ -813,3 +813,76 @@ def test_remove_the_last_kernel_under_g_refuses_device_functions_left(ptxas_ok, 
     data = _compile(tmp_path, src.stem, text, "sm_75", "g")
     _assert_removal_refused(data, kernel, "call frame rules of the device functions left")
     assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_75", "g")
+
+
+EDIT_PROBES = oracle.ROOT / "tests" / "probes_edits"
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo", "g", "O0"])
+def test_rename_extern_c_kernel_renames_its_statics(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """An extern "C" kernel's function-scope shared array is named _ZZ10scan_blockE3buf, and
+    renaming the kernel in the PTX text renames it too (the length prefix stays): its symbol
+    (-c, -g) and the embedded PTX (-lineinfo, -g) carry the new name. Without that rule the
+    rename differs from ptxas where the array's name is written."""
+    from cubinemit.semantic import model
+
+    text = (EDIT_PROBES / "extern_c_static.ptx").read_text()
+    data = _compile(tmp_path, "extern_c_static", text, target, mode)
+    want = _compile(tmp_path / "edited", "extern_c_static", text.replace("scan_block", "scan_block_renamed"), target, mode)
+
+    def renamed() -> bytes:
+        module = decompose(read_cubin(data))
+        module.rename_function("scan_block", "scan_block_renamed")
+        return build(module)
+
+    assert renamed() == want
+    if mode in ("c", "lineinfo", "g"):
+        monkeypatch.setattr(model, "_static_prefixes", lambda old, new: None)
+        assert renamed() != want
+
+
+@pytest.mark.parametrize(
+    "probe, a, b, targets",
+    [
+        ("kernels_three", "k_one", "k_three", ("sm_75", "sm_90", "sm_100a")),
+        ("func_calls", "k_user1", "k_chain", ("sm_75", "sm_89")),
+        ("../probes_rw2/softmax_warp", "_Z12softmax_rowsIfEvPKT_Pfiif", "_Z12softmax_rowsI6__halfEvPKT_Pfiif", ("sm_75",)),
+        ("../probes_rw2/ggml_quant", "_Z13mul_mat_vec_qILi0EEvPKvPK10block_q8_0Pfii", "_Z13quantize_q8_0PKfP10block_q8_0i", ("sm_75",)),
+    ],
+)
+def test_reorder_under_g_matches_ptxas(ptxas_ok, tmp_path, probe, a, b, targets):
+    """-g reorders: the line tables follow the moved PTX lines as under -lineinfo, and the
+    register tables' records (.nv_debug_info_reg_sass/_type) come in the new .text order, a
+    builtin's after its first caller."""
+    text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    stem = probe.rsplit("/", 1)[-1]
+    for target in targets:
+        module = decompose(read_cubin(_compile(tmp_path, stem, text, target, "g")))
+        module.reorder_functions([b, a])
+        want = _compile(tmp_path / "edited", stem, _swap_definitions(text, a, b), target, "g")
+        assert want != _compile(tmp_path, stem, text, target, "g")
+        assert build(module) == want, target
+
+
+@pytest.mark.parametrize(
+    "probe, a, b, target, check, why",
+    [
+        ("../probes_gshared/gsh_nvcc", "_Z6matmulPKfS0_Pfi", "_Z6reducePKfPfi", "sm_75", "_refuse_recompiled_under_g", "compiles the kernels anew"),
+        ("../probes_texg/texg_first_two", "k_a", "k_b", "sm_90", "_refuse_recompiled_under_g", "compiles the kernels anew"),
+    ],
+)
+def test_reorder_under_g_refused_where_ptxas_lays_out_anew(ptxas_ok, tmp_path, monkeypatch, probe, a, b, target, check, why):
+    """-g reorders of modules with shared or texture variables are refused, as removals are:
+    their symbols and layout come anew (gsh_nvcc: matmul's As and Bs after reduce's symbols).
+    The refusal guards real bytes: let through, the result differs from ptxas."""
+    text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    stem = probe.rsplit("/", 1)[-1]
+    data = _compile(tmp_path, stem, text, target, "g")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=why):
+        module.reorder_functions([b, a])
+    assert build(module) == data
+    monkeypatch.setattr(Module, check, lambda self, edit: None)
+    module.reorder_functions([b, a])
+    assert build(module) != _compile(tmp_path / "edited", stem, _swap_definitions(text, a, b), target, "g")

@@ -51,6 +51,9 @@ def _renamed(value: object, old: str, new: str) -> object:
     if isinstance(value, str):
         if value == old:
             return new
+        statics = _static_prefixes(old, new)
+        if statics is not None and statics[0] in value:
+            return value.replace(*statics)
         if value.startswith(old + ".const_opt."):
             # -c compiler-constant objects are named after their function: <f>.const_opt.<a>.<b>
             return new + value[len(old) :]
@@ -65,6 +68,17 @@ def _renamed(value: object, old: str, new: str) -> object:
     if isinstance(value, tuple):
         return tuple(_renamed(v, old, new) for v in value)
     return value
+
+
+def _static_prefixes(old: str, new: str) -> tuple[str, str] | None:
+    """How renaming the function ``old`` to ``new`` in the PTX text renames the variables
+    declared in its body: nvcc names them ``_ZZ<n><name>E<var>`` after an ``extern "C"``
+    function (binomialOptionsKernel's ``_ZZ21binomialOptionsKernelE13call_exchange``), and
+    the renamed PTX names them ``_ZZ<n><new>E<var>``, the length left as it was. A mangled
+    name ``_Z<n><name>...`` does not stand in ``_ZZ<n><name>...E``: None then."""
+    if old.startswith("_Z"):
+        return None
+    return f"_ZZ{len(old)}{old}E", f"_ZZ{len(old)}{new}E"
 
 
 def _renamed_all(value: object, names: dict[str, str]) -> object:
@@ -279,7 +293,9 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     params = re.findall(rb"\.param\b[^,]*?(" + name + rb"[\w$]+)", head.group(1)) if head else []
     alternatives = b"|".join(re.escape(p) for p in sorted(set(params), key=len, reverse=True))
     pattern = rb"(?<![\w$%.])(?:" + (alternatives + b"|" if alternatives else b"") + name + rb")(?![\w$])"
-    return re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
+    text = re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
+    statics = _static_prefixes(old, new)
+    return text.replace(statics[0].encode(), statics[1].encode()) if statics else text
 
 
 #: the module facts that describe its code's instructions (gone with the last function)
@@ -1005,17 +1021,16 @@ class Module:
         or, for a reorder giving ``functions``, in its .text order (:meth:`_sequence_order`),
         the Mercury clones' rows alike. The module itself does not change. Its own payloads
         and facts where it has no line tables; ModelError where the edit cannot be followed:
-        DWARF the PTX brings, a reorder under -g, relocatable output (which names the PTX text
+        DWARF the PTX brings, relocatable output (which names the PTX text
         after a checksum of the whole file), a function the text does not define."""
         from . import lines
 
         if not self._has_line_tables():
             return list(self.debug), self.facts
-        # -g: the register tables' records of removed functions go (ptxas -g on PTX without
-        # DWARF of its own: tests/probes_lines); DWARF that PTX brings (nvcc -G) describes the
-        # PTX too, and where -g puts moved functions' sequences is not modelled
-        followed = [n for n in FOLLOWED_PAYLOADS if not (order and n in NAME_RECORD_PAYLOADS)]
-        dwarf = next((d.name for d in self.debug if d.data and d.name not in followed and not d.name.startswith(".nv_debug_ptx_txt.")), None)
+        # -g: the register tables' records of removed functions go, a reorder's come in the
+        # new .text order (ptxas -g on PTX without DWARF of its own: tests/probes_lines);
+        # DWARF that PTX brings (nvcc -G) describes the PTX too, and is not edited
+        dwarf = next((d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")), None)
         if dwarf is not None:
             raise ModelError(f"cannot {edit}: {dwarf} (-g) is not edited with the PTX text yet")
         txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt")), None)
@@ -1043,6 +1058,12 @@ class Module:
         if functions is not None:
             arrange = self._sequence_order(functions, edit)
 
+        def records(name: str, data: bytes) -> bytes:
+            # -g register tables: a removed function's record goes, a reorder puts them in
+            # the new .text order as the line sequences
+            data = _records_without(name, data, gone)
+            return _records_arranged(name, data, arrange) if order else data
+
         out = []
         strings = None
         for d in self.debug:
@@ -1054,7 +1075,7 @@ class Module:
                     strings = next((s for s in self.debug if s.name == ".debug_str"), None)
                 d = edited
             elif d.name in NAME_RECORD_PAYLOADS:
-                d = DebugSection(d.name, _records_without(d.name, d.data, gone), list(d.relocations), list(d.labels))
+                d = DebugSection(d.name, records(d.name, d.data), list(d.relocations), list(d.labels))
             out.append(d)
         sass = next((i for i, d in enumerate(out) if d.name == ".nv_debug_line_sass"), None)
         if sass is not None and not out[sass].relocations and self.debug[sass].relocations:
@@ -1070,7 +1091,7 @@ class Module:
             out.insert(out.index(next(d for d in out if d.name == txt.name)) + 1, strings)
         facts_out = _mercury_debug_edited(
             self.facts,
-            lambda name, data: _records_without(name, data, gone),
+            records,
             lambda name, events: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
         )
         return out, facts_out
@@ -1142,12 +1163,7 @@ class Module:
         guessed."""
         if not self.device_debug or not self._has_line_tables():
             return
-        spaced = next((d for d in self.data if d.space in ("shared", "tex", "surf", "sampler")), None)
-        if spaced is not None:
-            # -g lays module shared memory and texture slots out anew for the kept kernels,
-            # and their SASS changes with it (tests/probes shared_module, texref_unified -g:
-            # a shared variable's offset, a texture slot)
-            raise ModelError(f"cannot {edit}: under -g ptxas compiles the kept kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
+        self._refuse_recompiled_under_g(edit)
         kernels = [f for f in self.functions if f.is_kernel]
         if not self.options.get("compile_only"):
             # whole-program -g puts the callees' FP64 literals and tables in each calling
@@ -1174,6 +1190,18 @@ class Module:
             for callee in f.calls:
                 if callee not in gone and not any(callee in k.calls for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {callee!r} loses its last kernel caller, and where -g then lists its line sequence is not modelled")
+
+    def _refuse_recompiled_under_g(self, edit: str) -> None:
+        """ModelError when the module has -g line tables and shared or texture variables: -g
+        lays module shared memory and texture slots out anew for the kernels a removal keeps
+        or a reorder moves, and their SASS changes with it (tests/probes shared_module,
+        texref_unified -g: a shared variable's offset, a texture slot; gsh_nvcc, texg_first_two
+        reordered: the shared and texture symbols come in another order)."""
+        if not self.device_debug or not self._has_line_tables():
+            return
+        spaced = next((d for d in self.data if d.space in ("shared", "tex", "surf", "sampler")), None)
+        if spaced is not None:
+            raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
     def _sequence_order(self, functions: list[Function], edit: str) -> Callable[[list[str]], list[str]]:
         """How the line-table sequences stand once the module's functions are ``functions``:
@@ -1206,7 +1234,9 @@ class Module:
         the module's functions (naming every function reorders the whole module). ptxas's
         .text order, symbols, records and .debug_frame entries follow when the cubin is built.
         Line tables follow the PTX with the definitions moved as blocks, the lines between them
-        staying (:meth:`_lines_edited`), except under -g and in relocatable output (refused).
+        staying (:meth:`_lines_edited`), and under -g the register tables' records follow the
+        new .text order; refused in relocatable output, and under -g in modules with shared or
+        texture variables (:meth:`_refuse_recompiled_under_g`).
 
         A function whose address a variable's initializer holds is declared by prototype
         before the variable (nvcc writes module variables before the functions), and ptxas
@@ -1230,6 +1260,7 @@ class Module:
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
         functions = self._reordered(names)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
+        self._refuse_recompiled_under_g("reorder functions")
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
         self.debug = debug
@@ -1377,13 +1408,12 @@ class Module:
             d.users = [new if u == old else u for u in d.users]
             if d.scope == old:
                 d.scope = new
+                d.name = _renamed(d.name, old, new)  # type: ignore[assignment]
             for r in d.relocations:
-                if r.symbol == old:
-                    r.symbol = new
+                r.symbol = _renamed(r.symbol, old, new)  # type: ignore[assignment]
         for dbg in self.debug:
             for r in dbg.relocations:
-                if r.symbol == old:
-                    r.symbol = new
+                r.symbol = _renamed(r.symbol, old, new)  # type: ignore[assignment]
             if dbg.name == ".nv_debug_ptx_txt":
                 # the PTX text ptxas embeds (-lineinfo, -g): the name's tokens, as in the
                 # renamed PTX (same lines, so the line tables stand)
