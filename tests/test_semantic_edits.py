@@ -25,7 +25,7 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
 
 def _without_kernel(text: str, kernel: str) -> str:
     """``text`` without the definition of ``kernel`` (a blank line in its place)."""
-    cut = re.search(r"\n\.visible \.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    cut = re.search(r"\n(?:\.visible )?\.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
     assert cut is not None
     return text[: cut.start()] + "\n" + text[cut.end() :]
 
@@ -886,3 +886,21 @@ def test_reorder_under_g_refused_where_ptxas_lays_out_anew(ptxas_ok, tmp_path, m
     monkeypatch.setattr(Module, check, lambda self, edit: None)
     module.reorder_functions([b, a])
     assert build(module) != _compile(tmp_path / "edited", stem, _swap_definitions(text, a, b), target, "g")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo", "g", "O0"])
+def test_remove_keeps_trailing_builtins_in_first_call_order(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """Where ptxas makes the builtins after every other function (-g, kernels without
+    .visible), a builtin whose first caller goes stays in that block, placed by its next
+    first call: without k_div the s64 division still follows k_rcp's reciprocal. Putting it
+    right after its new caller instead (the rule for builtins made beside their callers)
+    differs from ptxas under -g."""
+    from cubinemit.semantic import model
+
+    src = EDIT_PROBES / "builtins_trailing.ptx"
+    got, want = _removed(tmp_path, src, "k_div", target, mode)
+    assert got == want
+    if mode == "g":
+        monkeypatch.setattr(model, "_trailing_builtins_by_first_call", lambda functions, check=True: None)
+        assert _removed(tmp_path / "unchecked", src, "k_div", target, mode)[0] != want

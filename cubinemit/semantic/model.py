@@ -142,6 +142,15 @@ def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[
     moved = _builtins_moved(kept, before, gone)
     if not moved:
         return kept
+    block = _trailing_builtins_by_first_call(before)
+    if block is not None:
+        # the builtins stand after every other function, in their first calls' order (-g
+        # whole program: ggml dsv4-hc sm_80 makes rcp, div_s64, rem_s64 after the kernels
+        # comb, pre, post); without pre, post's call makes div_s64, still after comb's rcp
+        head = [f for f in kept if not _builtin_kind(f)]
+        after = _trailing_builtins_by_first_call(head + [f for f in kept if _builtin_kind(f)], check=False)
+        assert after is not None
+        return head + after
     out = [f for f in kept if f not in moved]
     for b in moved:
         caller = next(f for f in out if b.name in f.calls)
@@ -151,6 +160,26 @@ def _builtins_recreated(kept: list[Function], before: list[Function], gone: set[
             at += 1
         out.insert(at, b)
     return out
+
+
+def _trailing_builtins_by_first_call(functions: list[Function], check: bool = True) -> list[Function] | None:
+    """The builtins of ``functions`` in the order of their first calls (by the callers' order,
+    then by each caller's call order), where they stand after every other function; with
+    ``check``, None unless they already stand so in that order (the rule then describes
+    ``functions``: only then do :func:`_builtins_recreated` apply it)."""
+    builtins = [f for f in functions if _builtin_kind(f)]
+    if not builtins or functions[len(functions) - len(builtins) :] != builtins:
+        return None
+    callers = functions[: len(functions) - len(builtins)]
+
+    def first_call(b: Function) -> tuple[int, int]:
+        at = next((i for i, f in enumerate(callers) if b.name in f.calls), None)
+        return (len(callers), 0) if at is None else (at, callers[at].calls.index(b.name))
+
+    ordered = sorted(builtins, key=first_call)
+    if check and (ordered != builtins or len({first_call(b) for b in builtins}) != len(builtins)):
+        return None
+    return ordered
 
 
 def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
