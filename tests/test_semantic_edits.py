@@ -904,3 +904,38 @@ def test_remove_keeps_trailing_builtins_in_first_call_order(ptxas_ok, tmp_path, 
     if mode == "g":
         monkeypatch.setattr(model, "_trailing_builtins_by_first_call", lambda functions, check=True: None)
         assert _removed(tmp_path / "unchecked", src, "k_div", target, mode)[0] != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo", "g", "O0"])
+def test_rename_device_function_renames_its_return_parameter(ptxas_ok, tmp_path, target, mode):
+    """Renaming a device function in the PTX renames its return parameter ``f_c3_ret`` as well
+    as ``f_c3_a``: the embedded PTX text (-lineinfo, -g) says so too."""
+    text = (oracle.PROBES / "func_calls.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "func_calls", text, target, mode)))
+    module.rename_function("f_c3", "f_c3_renamed")
+    assert build(module) == _compile(tmp_path / "edited", "func_calls", text.replace("f_c3", "f_c3_renamed"), target, mode)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("mode", ["def", "g"])
+def test_rename_refused_where_the_ptx_brings_dwarf(ptxas_ok, tmp_path, target, mode):
+    """In PTX with DWARF of its own (nvcc -G) ptxas compiles a renamed function anew, even for a
+    name of the same length: its code or its register tables change beyond the name (llm.c
+    adamw -G: the kernel's SASS; here k_poly's register-table records). Refused, the module
+    kept."""
+    text = (oracle.ROOT / "tests" / "probes_debug" / "dbg_calls_G.ptx").read_text()
+    old, new = "_Z6k_polyPKiPii", "_Z6k_polyPKiPij"
+    data = _compile(tmp_path, "dbg_calls_G", text, target, mode)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="brings its own DWARF"):
+        module.rename_function(old, new)
+    assert build(module) == data
+    renamed = read_cubin(_compile(tmp_path / "edited", "dbg_calls_G", text.replace(old, new), target, mode))
+
+    def payloads(obj, name: str) -> list[bytes]:
+        # the leaf payloads the module holds, the (same-length) name put back
+        keep = (f".text.{name}", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
+        return [bytes(s.data).replace(name.encode(), old.encode()) for s in obj.sections if s.name in keep]
+
+    assert payloads(renamed, new) != payloads(read_cubin(data), old)

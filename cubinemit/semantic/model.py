@@ -314,12 +314,14 @@ def _mercury_debug_edited(
 def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     """The PTX text ptxas embeds (``.nv_debug_ptx_txt``: its lines, NUL-separated) with the
     function ``old`` named ``new``: the name as a whole identifier, and the function's
-    parameters named after it (nvcc's ``<name>_param_<n>``), as renaming the function in
-    the PTX gives. Identifiers take letters, digits, ``_`` and ``$``; ``%`` and ``.`` start
+    parameters named after it (nvcc's ``<name>_param_<n>``, a device function's return
+    parameter ``<name>_ret`` in tests/probes func_calls), as renaming the function in the
+    PTX gives. Identifiers take letters, digits, ``_`` and ``$``; ``%`` and ``.`` start
     other tokens."""
     name = re.escape(old.encode())
-    head = re.search(rb"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?" + name + rb"\s*\(([^)]*)\)", text)
-    params = re.findall(rb"\.param\b[^,]*?(" + name + rb"[\w$]+)", head.group(1)) if head else []
+    # every head naming it (a prototype and the definition), return parameters included
+    heads = re.findall(rb"\.(?:entry|func)\s+(?:\(([^)]*)\)\s*)?" + name + rb"\s*\(([^)]*)\)", text)
+    params = [p for head in heads for part in head for p in re.findall(rb"\.param\b[^,]*?(" + name + rb"[\w$]+)", part)]
     alternatives = b"|".join(re.escape(p) for p in sorted(set(params), key=len, reverse=True))
     pattern = rb"(?<![\w$%.])(?:" + (alternatives + b"|" if alternatives else b"") + name + rb")(?![\w$])"
     text = re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
@@ -1059,7 +1061,7 @@ class Module:
         # -g: the register tables' records of removed functions go, a reorder's come in the
         # new .text order (ptxas -g on PTX without DWARF of its own: tests/probes_lines);
         # DWARF that PTX brings (nvcc -G) describes the PTX too, and is not edited
-        dwarf = next((d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")), None)
+        dwarf = self._ptx_dwarf()
         if dwarf is not None:
             raise ModelError(f"cannot {edit}: {dwarf} (-g) is not edited with the PTX text yet")
         txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt")), None)
@@ -1124,6 +1126,11 @@ class Module:
             lambda name, events: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
         )
         return out, facts_out
+
+    def _ptx_dwarf(self) -> str | None:
+        """The first debug section that is DWARF the PTX brings (nvcc -G: .debug_info and the
+        like, which ptxas -g does not make from plain PTX), or None."""
+        return next((d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")), None)
 
     def _text_order(self) -> list[str]:
         """The functions' names in the order ptxas lays out their .text sections."""
@@ -1407,6 +1414,13 @@ class Module:
         if any(f.name == new for f in self.functions):
             raise ModelError(f"cannot rename {old!r} to {new!r}: {new!r} exists")
         fn = self.function(old)  # a ModelError naming an unknown function, before anything else
+        dwarf = self._ptx_dwarf()
+        if dwarf is not None:
+            # ptxas compiles a function renamed in such PTX anew, even for a name of the same
+            # length: its SASS (llm.c adamw -G, sm_90: adamw_kernel1) or its register tables
+            # (tests/probes_debug dbg_calls_G: k_poly's records) change, which the module
+            # holds as leaf data
+            raise ModelError(f"cannot rename {old!r}: the PTX brings its own DWARF ({dwarf}, nvcc -G), and ptxas compiles a renamed function's code anew there")
         for dbg in self.debug:
             if dbg.name.startswith(".nv_debug_ptx_txt."):
                 # relocatable output with line tables names the PTX text section after the
