@@ -939,3 +939,41 @@ def test_rename_refused_where_the_ptx_brings_dwarf(ptxas_ok, tmp_path, target, m
         return [bytes(s.data).replace(name.encode(), old.encode()) for s in obj.sections if s.name in keep]
 
     assert payloads(renamed, new) != payloads(read_cubin(data), old)
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+def test_remove_names_the_references_the_new_first_kernel_names(ptxas_ok, tmp_path, monkeypatch, target):
+    """ptxas names the references the first kernel in .text order names first, then the others
+    in declaration order: -c texref_unified without k_txq (tref) starts with k_surf, which names
+    sref before tref. Keeping the old order differs from ptxas."""
+    got, want = _removed(tmp_path, oracle.PROBES / "texref_unified.ptx", "k_txq", target, "c")
+    assert got == want
+    monkeypatch.setattr(Module, "_put_references", lambda self, refs: None)
+    assert _removed(tmp_path / "unchecked", oracle.PROBES / "texref_unified.ptx", "k_txq", target, "c")[0] != want
+
+
+@pytest.mark.parametrize(
+    "probe, kernel, target, mode, check, why",
+    [
+        # t4, k_b's, joins t0 t2 t4 in declaration order, where the cubin does not show it
+        ("../probes_texg/texg_first_two", "k_b", "sm_75", "def", "_references_after", "its declared place among the other references"),
+        # independent mode: slots put texture-sampler pairs first, not in naming order
+        ("../probes_texg/texg_independent", "k_b", "sm_90", "c", "_references_after", "independent texturing mode"),
+        # -c below sm_90: k_tex's BINDLESS records repeat after the kernels around it
+        ("texref_unified", "k_surf", "sm_75", "c", "_refuse_carried_bindless", "carries BINDLESS records"),
+        # -c sm_90: k_suq's handles follow the module's largest parameter list (k_wide's)
+        ("../probes_data/handle_slots_moved", "k_wide", "sm_90", "c", "_refuse_moved_relocatable_handles", "largest parameter list"),
+    ],
+)
+def test_remove_refused_where_texture_references_are_not_followed(ptxas_ok, tmp_path, monkeypatch, probe, kernel, target, mode, check, why):
+    """Removals whose texture/surface reference symbols, BINDLESS records or handle slots the
+    cubin does not tell are refused, the module kept; let through, each differs from ptxas."""
+    src = oracle.PROBES / f"{probe}.ptx"
+    data = _compile(tmp_path, src.stem, src.read_text(), target, mode)
+    _assert_removal_refused(data, kernel, why)
+    if check == "_references_after":
+        monkeypatch.setattr(Module, check, lambda self, edit, functions: [d for d in self.data if d.space in ("tex", "surf", "sampler")])
+    else:
+        monkeypatch.setattr(Module, check, lambda self, *args: None)
+    got, want = _removed(tmp_path / "unchecked", src, kernel, target, mode)
+    assert got != want

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..arch import parse_target
 from ..errors import ModelError
+from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -680,6 +681,7 @@ class Module:
             if dbg.name not in (".debug_frame", *LINE_PAYLOADS) and any(r.symbol in gone for r in dbg.relocations):
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         self._refuse_moved_debug_sequences(f"remove {name!r}", gone)
+        self._refuse_carried_bindless(f"remove {name!r}")
         debug, facts = self._lines_edited(f"remove {name!r}", removed=name, gone=frozenset(gone))
         from .frame import prune
 
@@ -707,12 +709,14 @@ class Module:
             removing = [f for f in everything if f.name in gone]
             self._refuse_unknown_tensormap_replace(f"remove {name!r}", removing)
             self._refuse_unknown_tcgen05_partition(f"remove {name!r}", removing, kept)
+        refs = self._references_after(f"remove {name!r}", functions)
         copies = self._builtin_copies()
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
         text_before = self._text_order()
         self.functions = functions
         self.data = data
+        self._put_references(refs)
         for taker, taken in takings.items():
             self.function(taker).address_taken = taken
         for d in self.data:
@@ -1013,6 +1017,7 @@ class Module:
         instead of c[0x0][0x228] once k_wide goes, sm_90; texrefs.plan_slots)."""
         from .texrefs import plan_slots
 
+        self._refuse_moved_relocatable_handles(edit, functions)
         before = plan_slots(self)
         if not before:
             return
@@ -1023,6 +1028,26 @@ class Module:
                     f"cannot {edit}: it moves the texture/surface handle slots of {kernel!r} from bank-0 offset {before[kernel][0].offset:#x} to {slots[0].offset:#x},"
                     " which its code reads at fixed offsets (ptxas compiles it anew)"
                 )
+
+    def _refuse_moved_relocatable_handles(self, edit: str, functions: list[Function]) -> None:
+        """ModelError for a relocatable (-c) edit from sm_90 on that changes the module's largest
+        parameter list while a kept kernel names texture/surface/sampler references: -c keeps
+        their handles after that list too, and the code reads them at fixed bank-0 offsets
+        (tests/probes_data/handle_slots_moved -c sm_90: k_suq's SASS changes once k_wide goes;
+        ref_params -c sm_90: k_unused's once k_tex goes)."""
+        from ..arch import facts as arch_facts
+        from .texrefs import _param_end, param_refs
+
+        if not self.options.get("compile_only") or arch_facts(self.sm).handle_slot_scope != "module":
+            return
+        refs = {d.name for d in self.data if d.space in REF_TYPES}
+
+        def widest(fs: list[Function]) -> int:
+            return max((_param_end(self, f)[1] for f in fs if f.is_kernel), default=0)
+
+        users = [f.name for f in functions if f.is_kernel and (param_refs(f) or any(r.symbol in refs for r in f.relocations))]
+        if users and widest(functions) != widest(self.functions):
+            raise ModelError(f"cannot {edit}: it changes the module's largest parameter list, after which -c keeps the texture/surface handles {users[0]!r} reads at fixed offsets (ptxas compiles it anew)")
 
     def _refuse_unknown_creation_order(self, name: str, seen: set[str], gone: set[str]) -> None:
         """ModelError when the PTX declaration orders that give this cubin give different
@@ -1227,6 +1252,70 @@ class Module:
                 if callee not in gone and not any(callee in k.calls for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {callee!r} loses its last kernel caller, and where -g then lists its line sequence is not modelled")
 
+    def _first_function_references(self, functions: list[Function]) -> list[str] | None:
+        """The texture/surface/sampler references the first function in .text order names, in
+        the order it names them (its bank-0 handle slots, texrefs.plan_slots, or its code's
+        relocations: None where both name some, an order not measured)."""
+        from .texrefs import plan_slots
+
+        refs = {d.name for d in self.data if d.space in REF_TYPES}
+        module = attrs.evolve(self, functions=functions)
+        order = module._text_order()
+        first = next((f for f in functions if order and f.name == order[0]), None)
+        if first is None:
+            return []
+        slots = plan_slots(module).get(first.name, ())
+        named = list(dict.fromkeys(name for slot in slots for name, _ in slot.handles if name in refs))
+        code = list(dict.fromkeys(r.symbol for r in sorted(first.relocations, key=lambda r: r.offset) if r.symbol in refs))
+        if named and code:
+            return None
+        return named or code
+
+    def _references_after(self, edit: str, functions: list[Function]) -> list[DataObject]:
+        """The module's references in the order ptxas names them once its functions are
+        ``functions``: those the first function in .text order names, as it names them, then
+        the others in declaration order (tests/probes_texg texg_first_two sm_75: k_b first
+        names t4, then t0 t1 t2 t3; without k_b, k_a names t3 t1, then t0 t2 t4). The cubin
+        shows the declaration order of the others only: ModelError where a reference the old
+        first function named joins them and its declared place among them is unknown."""
+        refs = [d for d in self.data if d.space in REF_TYPES]
+        before = self._first_function_references(self.functions)
+        after = self._first_function_references(functions)
+        if len(refs) < 2 or before == after:
+            return refs
+        from .texrefs import independent
+
+        if independent(self):
+            # texmode_independent: the handle slots put texture-sampler pairs before single
+            # handles, so they do not show the order the code names them in
+            # (texg_independent: k_a names t0 with txq before t1, m1 with tex; slots t1 m1 t0)
+            raise ModelError(f"cannot {edit}: it changes the first function's texture/sampler references, whose naming order independent texturing mode does not show")
+        if before is None or after is None or [d.name for d in refs[: len(before)]] != before:
+            raise ModelError(f"cannot {edit}: it changes the first function's texture/surface references, and how ptxas then orders {refs[0].name!r} and the others is not modelled")
+        by_name = {d.name: d for d in refs}
+        rest = [d for d in refs[len(before) :] if d.name not in after]
+        displaced = [n for n in before if n not in after]
+        if displaced and (rest or len(displaced) > 1):
+            raise ModelError(f"cannot {edit}: {displaced[0]!r} is no longer named by the first function, and its declared place among the other references is not in the cubin")
+        return [by_name[n] for n in after] + rest + [by_name[n] for n in displaced]
+
+    def _put_references(self, refs: list[DataObject]) -> None:
+        slots = [i for i, d in enumerate(self.data) if d.space in REF_TYPES]
+        for i, d in zip(slots, refs):
+            self.data[i] = d
+
+    def _refuse_carried_bindless(self, edit: str) -> None:
+        """ModelError when a function carries its BINDLESS_*_BANK records as a fact (below
+        sm_90 under -c and -g ptxas repeats them, nvinfo.builder._bindless): how many and in
+        which order depends on the kernels around it, not only on its own uses
+        (tests/probes texref_unified -c sm_75: k_tex writes TEXTURE, SURFACE before k_surf and
+        TEXTURE alone after it; ref_params: k_unused TEXTURE, SURFACE, TEXTURE once it
+        precedes k_all), which is not modelled: removals and reorders gave wrong bytes."""
+        for f in self.functions:
+            nv = f.facts.get("nvinfo")
+            if isinstance(nv, dict) and nv.get("legacy_bindless") is not None:
+                raise ModelError(f"cannot {edit}: {f.name!r} carries BINDLESS records whose repetition depends on the kernels around it (below sm_90, -c and -g), which is not modelled")
+
     def _refuse_recompiled_under_g(self, edit: str) -> None:
         """ModelError when the module has -g line tables and shared or texture variables: -g
         lays module shared memory and texture slots out anew for the kernels a removal keeps
@@ -1297,8 +1386,11 @@ class Module:
         functions = self._reordered(names)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_recompiled_under_g("reorder functions")
+        self._refuse_carried_bindless("reorder functions")
+        refs = self._references_after("reorder functions", functions)
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
+        self._put_references(refs)
         self.debug = debug
         self.facts = facts
         self._renumber_builtin_copies(before)
