@@ -963,11 +963,14 @@ def test_remove_names_the_references_the_new_first_kernel_names(ptxas_ok, tmp_pa
         ("texref_unified", "k_surf", "sm_75", "c", "_refuse_carried_bindless", "carries BINDLESS records"),
         # -c sm_90: k_suq's handles follow the module's largest parameter list (k_wide's)
         ("../probes_data/handle_slots_moved", "k_wide", "sm_90", "c", "_refuse_moved_relocatable_handles", "largest parameter list"),
+        # -c: k_itab, compiled after the indirect caller k_ftab, has its count raised to 24
+        ("../probes_const2/ftab", "k_ftab", "sm_75", "c", "_refuse_moved_indirect_callers", "may have raised to the caller's"),
     ],
 )
-def test_remove_refused_where_texture_references_are_not_followed(ptxas_ok, tmp_path, monkeypatch, probe, kernel, target, mode, check, why):
-    """Removals whose texture/surface reference symbols, BINDLESS records or handle slots the
-    cubin does not tell are refused, the module kept; let through, each differs from ptxas."""
+def test_remove_refused_where_the_cubin_does_not_tell(ptxas_ok, tmp_path, monkeypatch, probe, kernel, target, mode, check, why):
+    """Removals whose texture/surface reference symbols, BINDLESS records, handle slots or
+    register counts the cubin does not tell are refused, the module kept; let through, each
+    differs from ptxas."""
     src = oracle.PROBES / f"{probe}.ptx"
     data = _compile(tmp_path, src.stem, src.read_text(), target, mode)
     _assert_removal_refused(data, kernel, why)

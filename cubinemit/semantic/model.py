@@ -334,6 +334,12 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
 _CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05", "tcgen05_first"})
 
 
+def _register_count(f: Function) -> int | None:
+    info = f.facts.get("nvinfo")
+    value = info.get("register_count") if isinstance(info, dict) else None
+    return value if isinstance(value, int) else None
+
+
 def _defines_code(functions: Sequence[Function]) -> bool:
     """Whether one of ``functions`` is defined here (an extern one is only declared), so that
     the cubin has a .text section."""
@@ -704,6 +710,7 @@ class Module:
             data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
+        self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
         if _defines_code(functions):
             removing = [f for f in everything if f.name in gone]
@@ -1027,6 +1034,34 @@ class Module:
                 raise ModelError(
                     f"cannot {edit}: it moves the texture/surface handle slots of {kernel!r} from bank-0 offset {before[kernel][0].offset:#x} to {slots[0].offset:#x},"
                     " which its code reads at fixed offsets (ptxas compiles it anew)"
+                )
+
+    def _refuse_moved_indirect_callers(self, edit: str, functions: list[Function]) -> None:
+        """ModelError for a relocatable (-c) edit that changes which functions ptxas compiles
+        after one making indirect calls (removing it, or moving them), where such a function's
+        register count is the caller's: ptxas may have raised it to the caller's, and the cubin
+        keeps only the raised count (tests/probes_const2/ftab -c sm_75: k_itab's REGCOUNT is
+        24 after k_ftab, 4 of its own once k_ftab goes or comes after it)."""
+        if not self.options.get("compile_only"):
+            return
+        callers = [f for f in self.functions if f.has_indirect_call]
+        if not callers:
+            return
+        # the order ptxas compiles them in: the model's (creation) order, not .text order
+        before = [f.name for f in self.functions]
+        after = [f.name for f in functions]
+        # a caller itself keeps the raised count (fp_caller_order: k2 without k1)
+        count = {f.name: _register_count(f) for f in self.functions if not f.has_indirect_call}
+        for c in callers:
+            later = set(before[before.index(c.name) + 1 :]) & set(after)
+            now = set(after[after.index(c.name) + 1 :]) if c.name in after else set()
+            # a function that may have been raised (its count is the caller's) and whose place
+            # after the caller the edit changes
+            raised = sorted(n for n in later ^ now if n in count and count[n] == _register_count(c))
+            if raised:
+                raise ModelError(
+                    f"cannot {edit}: {raised[0]!r} comes after {c.name!r}, which makes indirect calls, with its register count, which -c may have raised to the caller's;"
+                    " its own count is not in the cubin"
                 )
 
     def _refuse_moved_relocatable_handles(self, edit: str, functions: list[Function]) -> None:
@@ -1387,6 +1422,7 @@ class Module:
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_recompiled_under_g("reorder functions")
         self._refuse_carried_bindless("reorder functions")
+        self._refuse_moved_indirect_callers("reorder functions", functions)
         refs = self._references_after("reorder functions", functions)
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
