@@ -980,3 +980,15 @@ def test_remove_refused_where_the_cubin_does_not_tell(ptxas_ok, tmp_path, monkey
         monkeypatch.setattr(Module, check, lambda self, *args: None)
     got, want = _removed(tmp_path / "unchecked", src, kernel, target, mode)
     assert got != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo", "O0"])
+def test_rename_kernel_renames_its_reference_parameters(ptxas_ok, tmp_path, target, mode):
+    """texmode_independent reference parameters named after the kernel (k_all_t, k_all_s,
+    k_all_su) are renamed with it in the PTX, and so are the LOCAL symbols ptxas makes for them."""
+    src = oracle.ROOT / "tests" / "probes_directives" / "ref_params.ptx"
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "ref_params", text, target, mode)))
+    module.rename_function("k_all", "k_all_renamed")
+    assert build(module) == _compile(tmp_path / "edited", "ref_params", text.replace("k_all", "k_all_renamed"), target, mode)

@@ -1565,7 +1565,15 @@ class Module:
             passed = next((n for n, _, _ in f.inlined if n != old and (old.encode() < n.encode()) != (new.encode() < n.encode())), None)
             if passed is not None:
                 raise ModelError(f"cannot rename {old!r} to {new!r}: its copy in {f.name!r} would move past the copy of {passed!r} (ptxas lays copies out by name), which changes the SASS")
+        from .texrefs import param_refs
+
+        # reference parameters named after the function (nvcc's and the PTX's `<name>_t`) are
+        # renamed with it, and so are their LOCAL symbols (ref_params: k_all_t, k_all_s)
+        params = {p: new + p[len(old) :] for p, _ in param_refs(fn) if p.startswith(old)}
         fn.name = new
+        fn.facts = _renamed_all(fn.facts, params)  # type: ignore[assignment]
+        for r in [*fn.relocations, *fn.constant_relocations]:
+            r.symbol = params.get(r.symbol, r.symbol)
         self.facts = _renamed(self.facts, old, new)  # type: ignore[assignment]
         for f in self.functions:
             f.facts = _renamed(f.facts, old, new)  # type: ignore[assignment]
