@@ -421,7 +421,7 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
 def _definition(text: str, name: str) -> re.Match[str]:
     """Where ``text`` defines ``name``: a kernel, or a device function's body (not its prototype)."""
     found = re.search(r"\n\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
-    found = found or re.search(r"\n\.visible \.entry " + re.escape(name) + r"\(.*?\n}\n", text, re.S)
+    found = found or re.search(r"\n(?:\.visible |\.weak )?\.entry " + re.escape(name) + r"\(.*?\n}\n", text, re.S)
     assert found is not None, name
     return found
 
@@ -992,3 +992,23 @@ def test_rename_kernel_renames_its_reference_parameters(ptxas_ok, tmp_path, targ
     module = decompose(read_cubin(_compile(tmp_path, "ref_params", text, target, mode)))
     module.rename_function("k_all", "k_all_renamed")
     assert build(module) == _compile(tmp_path / "edited", "ref_params", text.replace("k_all", "k_all_renamed"), target, mode)
+
+
+@pytest.mark.parametrize("target", ("sm_86", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize(
+    "probe, a, b",
+    [
+        ("../probes_weak/weak_func", "kv", "kw"),
+        ("../probes_weak/nvcc_templates_80", "_Z10use_helperPfPd", "_Z6reduceIfLi128EEvPT_PKS0_i"),
+    ],
+)
+def test_reorder_with_line_tables_keeps_weak_sequences_first(ptxas_ok, tmp_path, target, probe, a, b):
+    """-lineinfo from sm_90 on: .nv_debug_line_sass lists the weak functions' sequences first,
+    then the others, each in .text order, and a reorder keeps that (kw before kv whichever
+    comes first in .text); sm_86 and the Mercury clones keep plain .text order."""
+    text = (oracle.PROBES / f"{probe}.ptx").read_text()
+    stem = probe.rsplit("/", 1)[-1]
+    module = decompose(read_cubin(_compile(tmp_path, stem, text, target, "lineinfo")))
+    module.reorder_functions([b, a])
+    want = _compile(tmp_path / "edited", stem, _swap_definitions(text, a, b), target, "lineinfo")
+    assert build(module) == want

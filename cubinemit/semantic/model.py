@@ -1050,6 +1050,8 @@ class Module:
         # the order ptxas compiles them in: the model's (creation) order, not .text order
         before = [f.name for f in self.functions]
         after = [f.name for f in functions]
+        if sorted(before) == sorted(after) and self._text_order() == attrs.evolve(self, functions=functions)._text_order():
+            return  # a reorder that moves nothing ptxas lays out (fo_data_declared -c: fa and k)
         # a caller itself keeps the raised count (fp_caller_order: k2 without k1)
         count = {f.name: _register_count(f) for f in self.functions if not f.has_indirect_call}
         for c in callers:
@@ -1146,8 +1148,10 @@ class Module:
         def arrange(names: list[str]) -> list[str]:
             return [n for n in names if n not in gone]
 
+        clone_arrange = arrange
         if functions is not None:
-            arrange = self._sequence_order(functions, edit)
+            arrange = self._sequence_order(functions, edit, weak_first=self.sm >= 90)
+            clone_arrange = self._sequence_order(functions, edit)
 
         def records(name: str, data: bytes) -> bytes:
             # -g register tables: a removed function's record goes, a reorder puts them in
@@ -1183,7 +1187,7 @@ class Module:
         facts_out = _mercury_debug_edited(
             self.facts,
             records,
-            lambda name, events: lines.edited_events(name, events, arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
+            lambda name, events: lines.edited_events(name, events, clone_arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
         )
         return out, facts_out
 
@@ -1363,15 +1367,27 @@ class Module:
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
-    def _sequence_order(self, functions: list[Function], edit: str) -> Callable[[list[str]], list[str]]:
+    def _sequence_order(self, functions: list[Function], edit: str, weak_first: bool = False) -> Callable[[list[str]], list[str]]:
         """How the line-table sequences stand once the module's functions are ``functions``:
         in .text order where they stood so before (whole program: 366 of the 373 -lineinfo
-        cubins of the ggml and CUTLASS edit sweeps); the others (ggml mean_100 sm_100 lists
-        reduce_rows_f32 first, before kernels that precede it in .text) are refused."""
+        cubins of the ggml and CUTLASS edit sweeps); with ``weak_first`` (the ELF line tables
+        from sm_90 on, not their Mercury clones) the weak functions' first where they stood
+        so; the others (ggml mean_100 sm_100 lists reduce_rows_f32 first, before kernels that
+        precede it in .text) are refused."""
         before = self._text_order()
         after = attrs.evolve(self, functions=functions)._text_order()
+        weak = {f.name for f in self.functions if f.linkage == "weak"} if weak_first else set()
+
+        def weak_first(order: list[str], names: list[str]) -> list[str]:
+            return [n for n in order if n in names and n in weak] + [n for n in order if n in names and n not in weak]
 
         def arrange(names: list[str]) -> list[str]:
+            if weak and weak_first(before, names) == names:
+                # the weak functions' sequences first (tests/probes_weak weak_func -lineinfo
+                # sm_100a: kw before kv, in .text order or not; nvcc_templates_80: the
+                # template kernels before use_helper; sm_75 and the Mercury clones keep
+                # .text order)
+                return weak_first(after, names)
             if [n for n in before if n in names] != names:
                 raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
             return [n for n in after if n in names]
