@@ -1073,14 +1073,14 @@ class Module:
         (tests/probes_data/handle_slots_moved -c sm_90: k_suq's SASS changes once k_wide goes;
         ref_params -c sm_90: k_unused's once k_tex goes)."""
         from ..arch import facts as arch_facts
-        from .texrefs import _param_end, param_refs
+        from .texrefs import param_end, param_refs
 
         if not self.options.get("compile_only") or arch_facts(self.sm).handle_slot_scope != "module":
             return
         refs = {d.name for d in self.data if d.space in REF_TYPES}
 
         def widest(fs: list[Function]) -> int:
-            return max((_param_end(self, f)[1] for f in fs if f.is_kernel), default=0)
+            return max((param_end(self, f)[1] for f in fs if f.is_kernel), default=0)
 
         users = [f.name for f in functions if f.is_kernel and (param_refs(f) or any(r.symbol in refs for r in f.relocations))]
         if users and widest(functions) != widest(self.functions):
@@ -1339,6 +1339,7 @@ class Module:
         return [by_name[n] for n in after] + rest + [by_name[n] for n in displaced]
 
     def _put_references(self, refs: list[DataObject]) -> None:
+        """The references in the places references hold among the module's data, in this order."""
         slots = [i for i, d in enumerate(self.data) if d.space in REF_TYPES]
         for i, d in zip(slots, refs):
             self.data[i] = d
@@ -1378,16 +1379,16 @@ class Module:
         after = attrs.evolve(self, functions=functions)._text_order()
         weak = {f.name for f in self.functions if f.linkage == "weak"} if weak_first else set()
 
-        def weak_first(order: list[str], names: list[str]) -> list[str]:
+        def grouped(order: list[str], names: list[str]) -> list[str]:
             return [n for n in order if n in names and n in weak] + [n for n in order if n in names and n not in weak]
 
         def arrange(names: list[str]) -> list[str]:
-            if weak and weak_first(before, names) == names:
+            if weak and grouped(before, names) == names:
                 # the weak functions' sequences first (tests/probes_weak weak_func -lineinfo
                 # sm_100a: kw before kv, in .text order or not; nvcc_templates_80: the
                 # template kernels before use_helper; sm_75 and the Mercury clones keep
                 # .text order)
-                return weak_first(after, names)
+                return grouped(after, names)
             if [n for n in before if n in names] != names:
                 raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
             return [n for n in after if n in names]

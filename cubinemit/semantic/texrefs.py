@@ -77,7 +77,7 @@ def texture_query(module: Module) -> bool:
     return whole and isinstance(info, dict) and bool(info.get("uses_texture_query"))
 
 
-def _param_end(module: Module, fn: Function) -> tuple[int, int]:
+def param_end(module: Module, fn: Function) -> tuple[int, int]:
     """(bank-0 base, parameter bytes) of a kernel, from its parameter facts."""
     from ..nvinfo.builder import param_layout
     from ..nvinfo.facts import FunctionFacts, from_json
@@ -110,7 +110,7 @@ def plan_slots(module: Module) -> dict[str, tuple[HandleSlot, ...]]:
     if not any(uses_of(f) for f in kernels):
         return {}
     arch = arch_facts(module.sm)
-    ends = {f.name: _param_end(module, f) for f in kernels}
+    ends = {f.name: param_end(module, f) for f in kernels}
     module_max = max((size for _, size in ends.values()), default=0)
     module_base = arch.param_base_large if module_max > SMALL_PARAM_LIMIT else arch.param_base
     if module.device_debug:
