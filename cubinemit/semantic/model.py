@@ -334,9 +334,14 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
 _CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05", "tcgen05_first"})
 
 
-def _register_count(f: Function) -> int | None:
+def _nvinfo(f: Function) -> dict[str, object]:
+    """``f``'s .nv.info facts, empty where it has none (an extern or a builtin)."""
     info = f.facts.get("nvinfo")
-    value = info.get("register_count") if isinstance(info, dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+def _register_count(f: Function) -> int | None:
+    value = _nvinfo(f).get("register_count")
     return value if isinstance(value, int) else None
 
 
@@ -351,8 +356,8 @@ def _keeps_tcgen05_partition(f: Function) -> bool:
     tcgen05.alloc, dealloc, mma, relinquish_alloc_permit, not tcgen05.ld/st), which keeps the
     partition in reserved shared memory (tests/probes_compat/tensor_memory: k_relinq keeps it
     without k_alloc)."""
-    info = f.facts.get("nvinfo")
-    return isinstance(info, dict) and bool(info.get("tcgen05_1cta") or info.get("tcgen05_2cta"))
+    info = _nvinfo(f)
+    return bool(info.get("tcgen05_1cta") or info.get("tcgen05_2cta"))
 
 
 def _without(value: object, names: set[str]) -> object:
@@ -1355,8 +1360,7 @@ class Module:
         TEXTURE alone after it; ref_params: k_unused TEXTURE, SURFACE, TEXTURE once it
         precedes k_all), which is not modelled: removals and reorders gave wrong bytes."""
         for f in self.functions:
-            nv = f.facts.get("nvinfo")
-            if isinstance(nv, dict) and nv.get("legacy_bindless") is not None:
+            if _nvinfo(f).get("legacy_bindless") is not None:
                 raise ModelError(f"cannot {edit}: {f.name!r} carries BINDLESS records whose repetition depends on the kernels around it (below sm_90, -c and -g), which is not modelled")
 
     def _refuse_recompiled_under_g(self, edit: str) -> None:
