@@ -380,13 +380,16 @@ def test_whole_program_remove_the_taker_beside_a_plain_kernel(ptxas_ok, tmp_path
 
 @pytest.mark.parametrize("target", ("sm_100a", "sm_100f", "sm_103a", "sm_120"))
 @pytest.mark.parametrize("mode", ["def", "c", "O0"])
-@pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div"), ("fastpath_fsetp", "k_cmp_imm"), ("fastpath_fsetp", "k_cmp_reg")])
+@pytest.mark.parametrize("probe, kernel", [("fastpath_fp64", "k_fp64"), ("fastpath_fp64", "k_plain"), ("fastpath_mufu", "k_fp64"), ("fastpath_mufu", "k_div"), ("fastpath_fsetp", "k_cmp_imm"), ("fastpath_fsetp", "k_cmp_reg"), ("fastpath_approx", "k_fp64"), ("fastpath_sqrt_ftz", "k_fp64"), ("fastpath_imma", "k_imma"), ("fastpath_imma", "k_hmma"), ("fastpath_dmma", "k_dmma"), ("fastpath_dmma", "k_hmma")])
 def test_remove_the_fp64_kernel_restores_the_fastpath_mask(ptxas_ok, tmp_path, target, mode, probe, kernel):
     """.nv.compat CAN_FASTPATH_FINALIZE is the AND over the module's code: on sm_100 FP64
     arithmetic clears bit 3 (9 -> 1). Removing the kernel that adds doubles gives 9 back, as
     ptxas does for the PTX without it; removing the other keeps 1, as does removing it where
     sqrt.rn.f32 code stays (fz3 h030 sm_100a; other targets carry no such bit). An f32 compare
-    against an immediate clears it too (fastpath_fsetp; samples_mix without k_blend)."""
+    against an immediate clears it too (fastpath_fsetp; samples_mix without k_blend); the
+    .ftz approximations' MUFU code does not (fastpath_approx; gemm_softmax), sqrt.rn.ftz.f32
+    does outside -O0 (fastpath_sqrt_ftz), and so do integer and FP64 MMA, not HMMA
+    (fastpath_imma, fastpath_dmma; immaTensorCoreGemm)."""
     before = []
     got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / f"{probe}.ptx", kernel, target, mode, lambda m: before.append(m.facts.get("fastpath")))
     assert before == [1 if target.startswith("sm_100") else None]

@@ -14,7 +14,7 @@ import enum
 import functools
 import re
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final
 
 import attrs
@@ -272,14 +272,21 @@ def fastpath_default(arch: str | Target, *, has_code: bool) -> int:
 #: CAN_FASTPATH_FINALIZE (9 -> 1): DMUL 0x28, DADD 0x29, DSETP 0x2a (min/max too), DFMA 0x2b;
 #: F2F conversions leave it (measured one instruction per kernel; tests/probes_data/fastpath_fp64)
 _FASTPATH_FP64_OPS: Final = frozenset({0x28, 0x29, 0x2A, 0x2B})
-#: ... and f32 operations ptxas expands with denormal handling: sqrt.rn, div.rn (FCHK 0x102
-#: checks its fast path), rsqrt/sqrt/ex2/lg2.approx without .ftz (MUFU 0x108, function in bits
-#: 10-13 of the second word: EX2 2, LG2 3, RSQ 5, SQRT 8; bit 8 marks F16). Their .ftz forms
-#: leave the bit with the same MUFU instruction, as do sin/cos/tanh, rcp.rn and the integer
-#: division's MUFU.RCP, so these only say the code may have cleared it.
+#: ... and the integer and FP64 tensor-core MMAs (IMMA 0x237: s8/u8/s4/b1 mma.sync, in -c inside
+#: the __cuda_sm_10x_mma_bit_internal_* builtins; DMMA 0x23f), in every mode; HMMA (0x23c:
+#: f16/bf16/tf32) leaves it (measured one mma.sync per kernel on sm_100a; tests/probes_data/
+#: fastpath_mma; cuda-samples immaTensorCoreGemm, CUTLASS turing_tensorop)
+_FASTPATH_MMA_OPS: Final = frozenset({0x237, 0x23F})
+#: ... and, in optimised code, the f32 operations ptxas checks for a slow path: div.rn (FCHK
+#: 0x102) and sqrt.rn (MUFU.RSQ, then a call to its slowpath builtin, .ftz or not). The
+#: approximations' MUFU instructions say nothing: ex2/lg2/rsqrt/sqrt/rcp.approx and
+#: div.approx/div.full without .ftz clear the bit with the FSETP immediate of their denormal
+#: scaling (below), their .ftz forms leave it with the same MUFU, as do sin/cos/tanh and rcp.rn
+#: (measured one instruction per kernel on sm_100a, default and -c; under -O0 only
+#: rcp.approx's FSETP clears it; tests/probes_data/fastpath_mufu, CUTLASS gemm_softmax's
+#: MUFU.EX2-only softmax kernels)
 _FASTPATH_FCHK: Final = 0x102
-_FASTPATH_MUFU: Final = 0x108
-_FASTPATH_MUFU_FUNCS: Final = frozenset({2, 3, 5, 8})
+_FASTPATH_SLOWPATHS: Final = frozenset({"__cuda_sm20_sqrt_rn_f32_slowpath", "__cuda_sm20_sqrt_rn_ftz_f32_slowpath"})
 #: ... and an f32 compare against an immediate (FSETP 0x00b in its immediate form, bits 9-11
 #: = 4: ``setp.lt.f32 p, x, 1.0``, .ftz too, in every mode); the register, uniform-register
 #: and RZ forms leave it (measured on sm_100a; tests/probes_data/fastpath_fsetp, CUDA-samples
@@ -303,25 +310,22 @@ def queries_texture(sass: bytes) -> bool:
     return any(word & 0x1FF == 0x16F for _, word in instruction_words(sass))
 
 
-def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True) -> int:
-    """The CAN_FASTPATH_FINALIZE bits ``sass`` may have cleared (what an edit that removes
-    functions needs to know whether the module's mask comes back): on sm_100 bit 3, with FP64
-    arithmetic for certain, with some f32 MUFU sequences maybe (see :data:`_FASTPATH_MUFU_FUNCS`;
-    not under -O0, where only rcp.approx of these clears it, which this does not see)."""
+def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True, callees: Iterable[str] = ()) -> int:
+    """The CAN_FASTPATH_FINALIZE bits a function with this ``sass``, calling or holding
+    inlined copies of ``callees``, clears (what an edit that removes functions needs to know
+    whether the module's mask comes back): on sm_100 bit 3, with FP64 arithmetic, an f32
+    compare against an immediate, integer or FP64 MMA, and in optimised code div.rn.f32 and
+    sqrt.rn.f32."""
     if parse_target(arch).sm != 100:
         return 0
-    for i, word in instruction_words(sass):
+    if optimized and not _FASTPATH_SLOWPATHS.isdisjoint(callees):
+        return 0x8
+    for _, word in instruction_words(sass):
         op = word & 0x1FF
-        if op in _FASTPATH_FP64_OPS or word & 0xFFF == _FASTPATH_FSETP_IMM:
+        if op in _FASTPATH_FP64_OPS or word & 0xFFF == _FASTPATH_FSETP_IMM or word & 0xFFF in _FASTPATH_MMA_OPS:
             return 0x8
-        if not optimized:
-            continue
-        if op == _FASTPATH_FCHK:
+        if optimized and op == _FASTPATH_FCHK:
             return 0x8
-        if op == _FASTPATH_MUFU:
-            second = int.from_bytes(sass[i + 8 : i + 16], "little")
-            if (second >> 10) & 0xF in _FASTPATH_MUFU_FUNCS and not (second >> 8) & 1:
-                return 0x8
     return 0
 
 

@@ -754,9 +754,10 @@ class Module:
             self._compat_after_removal(removed, kept)
         if "fastpath" in self.facts and self.has_code():
             # CAN_FASTPATH_FINALIZE is the AND over the module's code: a bit comes back when the
-            # removed code cleared it (sm_100: FP64 arithmetic, or maybe some f32 MUFU code)
-            # and no kept code may have (tests/probes_data/fastpath_fp64; fz3 h030: -c keeps 1
-            # with sqrt.rn.f32's MUFU.RSQ left, whole program gets 9 back with rcp.rn.f32's RCP)
+            # removed code cleared it (sm_100: FP64 arithmetic, f32 compares against an
+            # immediate, div.rn and sqrt.rn) and no kept code does (tests/probes_data/
+            # fastpath_fp64; fz3 h030: -c keeps 1 with sqrt.rn.f32 left, whole program gets 9
+            # back with rcp.rn.f32's RCP; gemm_softmax: 9 back with MUFU.EX2 softmax code left)
             from ..nvinfo.gating import fastpath_cleared, fastpath_mask
 
             # -g compiles the device code unoptimised, as -O0 does (bi_two_kernels -g sm_100a
@@ -766,7 +767,7 @@ class Module:
             def clears(fs: list[Function]) -> int:
                 bits = 0
                 for f in fs:
-                    bits |= fastpath_cleared(self.target, f.sass, optimized=optimized)
+                    bits |= fastpath_cleared(self.target, f.sass, optimized=optimized, callees=[*f.calls, *(c for c, _, _ in f.inlined)])
                 return bits
 
             value = int(self.facts["fastpath"])  # type: ignore[call-overload]
