@@ -31,6 +31,7 @@ WGMMA = HERE / "compat_wgmma_90a.ptx"
 TENSORMAP = HERE / "compat_tensormap.ptx"
 TMEM = HERE / "tensor_memory.ptx"
 TMEM_CALLEE = HERE / "tensor_memory_callee.ptx"
+TMEM_PLAIN = HERE / "tensor_memory_plain.ptx"
 #: tcgen05 targets, sm_110a with its reserved-memory workaround object
 TMEM_TARGETS = ("sm_100a", "sm_103a", "sm_110a", "sm_100f")
 
@@ -55,7 +56,7 @@ def _compat(module: Module) -> tuple[int, int]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_compat_probes_roundtrip(ptxas_ok, tmp_path, mode):
-    cases = [(WGMMA, "sm_90a")] + [(TENSORMAP, t) for t in TENSORMAP_TARGETS] + [(p, t) for p in (TMEM, TMEM_CALLEE) for t in TMEM_TARGETS]
+    cases = [(WGMMA, "sm_90a")] + [(TENSORMAP, t) for t in TENSORMAP_TARGETS] + [(p, t) for p in (TMEM, TMEM_CALLEE, TMEM_PLAIN) for t in TMEM_TARGETS]
     misses = []
     for src, target in cases:
         data = _compile(tmp_path, src, target, mode)
@@ -174,6 +175,20 @@ def test_remove_the_last_allocation_drops_the_partition(ptxas_ok, tmp_path, targ
     ptx.parent.mkdir()
     ptx.write_text(text)
     assert module.to_cubin() == oracle.compile_ptx(ptx, target, mode).read_bytes()
+
+
+@pytest.mark.parametrize("target", TMEM_TARGETS)
+@pytest.mark.parametrize("mode", ("def", "c", "lineinfo", "O0"))
+def test_remove_the_allocating_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, target, mode):
+    """The partition asks ISA_CLASS 2 while it stays; once the last allocation goes, the class
+    follows the code left: k_plain's 1 (CuTe blackwell 01_mma_sm100 without gemm_device kept 2
+    before)."""
+    module = Module.from_cubin(_compile(tmp_path, TMEM_PLAIN, target, mode))
+    assert _partition(module) and _compat(module) == (2, 0)
+    module.remove_function("k_alloc")
+    want = _compile(tmp_path, TMEM_PLAIN, target, mode, without="k_alloc")
+    assert _compat(module) == _compat(Module.from_cubin(want)) == (1, 0)
+    assert module.to_cubin() == want
 
 
 @pytest.mark.parametrize("target", ("sm_100a", "sm_110a"))

@@ -789,6 +789,11 @@ class Module:
         from ..nvinfo.gating import isa_class_asked, makes_tensor_copies
 
         facts = dict(self.facts)
+        if facts.get("tcgen05") and any(map(_keeps_tcgen05_partition, removed)) and not any(map(_keeps_tcgen05_partition, kept)):
+            del facts["tcgen05"]
+            facts.pop("tcgen05_first", None)
+        # the partition asks class 2 while it stays; once it goes, the class follows the kept
+        # code (CuTe blackwell 01_mma_sm100 without gemm_device: class 1 with the CUB kernels)
         current = int(facts.get("isa_class", 1))  # type: ignore[call-overload]
         if current > 1 and not facts.get("tcgen05"):
             left = max((isa_class_asked(self.target, f.sass) for f in kept), default=1)
@@ -801,9 +806,6 @@ class Module:
             facts["tensormap"] = tensormap & ~1
             if not facts["tensormap"]:
                 del facts["tensormap"]
-        if facts.get("tcgen05") and any(map(_keeps_tcgen05_partition, removed)) and not any(map(_keeps_tcgen05_partition, kept)):
-            del facts["tcgen05"]
-            facts.pop("tcgen05_first", None)
         self.facts = facts
 
     def _refuse_unknown_tcgen05_partition(self, edit: str, removed: list[Function], kept: list[Function]) -> None:
