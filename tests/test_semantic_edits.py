@@ -172,6 +172,35 @@ def test_remove_the_surface_kernel_lowers_the_isa_class(ptxas_ok, tmp_path, targ
     assert got == want
 
 
+@pytest.mark.parametrize(
+    "probe, kernel, target, unknown",
+    [
+        ("isa_class_surface", "k_surface", "sm_100a", ("_ISA_CLASS2_OPCODES", {90: frozenset(), 100: frozenset(), 120: frozenset()})),
+        ("fastpath_imma", "k_imma", "sm_100a", ("_FASTPATH_MMA_OPS", frozenset())),
+    ],
+)
+def test_remove_refused_where_compat_is_not_explained(ptxas_ok, tmp_path, monkeypatch, probe, kernel, target, unknown):
+    """An instruction this table does not know asks .nv.compat's ISA_CLASS 2 or clears
+    CAN_FASTPATH_FINALIZE bit 3 (simulated by taking the surface or IMMA opcodes out of the
+    tables): the cubin does not say whether the removed or the kept code holds it, so the
+    removal is refused and the module left as it was. Let through, it keeps the old value
+    where ptxas, without the kernel, writes the other."""
+    from cubinemit.nvinfo import gating
+
+    src = oracle.PROBES.parent / "probes_data" / f"{probe}.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "def")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, "def")
+    monkeypatch.setattr(gating, *unknown)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="by code the cubin does not show"):
+        module.remove_function(kernel)
+    assert build(module) == data
+    monkeypatch.setattr(Module, "_refuse_unexplained_compat", lambda *_: None)
+    module.remove_function(kernel)
+    assert build(module) != want
+
+
 def _declared_as(text: str, names: list[str]) -> str:
     """``text`` with its prototypes dropped and its function definitions in this order."""
     head = text[: text.index(".address_size 64\n") + len(".address_size 64\n")]

@@ -693,6 +693,7 @@ class Module:
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         self._refuse_moved_debug_sequences(f"remove {name!r}", gone)
         self._refuse_carried_bindless(f"remove {name!r}")
+        self._refuse_unexplained_compat(f"remove {name!r}")
         debug, facts = self._lines_edited(f"remove {name!r}", removed=name, gone=frozenset(gone))
         from .frame import prune
 
@@ -758,18 +759,9 @@ class Module:
             # immediate, div.rn and sqrt.rn) and no kept code does (tests/probes_data/
             # fastpath_fp64; fz3 h030: -c keeps 1 with sqrt.rn.f32 left, whole program gets 9
             # back with rcp.rn.f32's RCP; gemm_softmax: 9 back with MUFU.EX2 softmax code left)
-            from ..nvinfo.gating import fastpath_cleared, fastpath_mask
+            from ..nvinfo.gating import fastpath_mask
 
-            # -g compiles the device code unoptimised, as -O0 does (bi_two_kernels -g sm_100a
-            # without Kdiv: 9 back with Ksqrt's sqrt builtin left)
-            optimized = mode.opt_level > 0 and not self.device_debug
-
-            def clears(fs: list[Function]) -> int:
-                bits = 0
-                for f in fs:
-                    bits |= fastpath_cleared(self.target, f.sass, optimized=optimized, callees=[*f.calls, *(c for c, _, _ in f.inlined)])
-                return bits
-
+            clears = self._fastpath_clears
             value = int(self.facts["fastpath"])  # type: ignore[call-overload]
             back = clears(removed) & ~clears(kept) & fastpath_mask(self.target) & ~value
             if back and value | back == fastpath_mask(self.target):
@@ -807,6 +799,35 @@ class Module:
             if not facts["tensormap"]:
                 del facts["tensormap"]
         self.facts = facts
+
+    def _fastpath_clears(self, functions: list[Function]) -> int:
+        """The CAN_FASTPATH_FINALIZE bits these functions' code is known to clear
+        (:func:`~cubinemit.nvinfo.gating.fastpath_cleared`); -g compiles the device code
+        unoptimised, as -O0 does (bi_two_kernels -g sm_100a without Kdiv: 9 back with Ksqrt's
+        sqrt builtin left)."""
+        from ..nvinfo.gating import fastpath_cleared
+
+        optimized = self.ordering_mode().opt_level > 0 and not self.device_debug
+        bits = 0
+        for f in functions:
+            bits |= fastpath_cleared(self.target, f.sass, optimized=optimized, callees=[*f.calls, *(c for c, _, _ in f.inlined)])
+        return bits
+
+    def _refuse_unexplained_compat(self, edit: str) -> None:
+        """ModelError when .nv.compat says more than the module's code is known to ask: an
+        ISA_CLASS above every function's known triggers (with no tensor-memory partition to
+        ask it), or a CAN_FASTPATH_FINALIZE bit no function is known to clear. The instruction
+        responsible may be in the removed code or in the kept code, and the cubin does not
+        tell which (none of 3,681 class-2+ and 12,881 sm_100 cubins of the sweeps was so)."""
+        from ..nvinfo.gating import fastpath_mask, isa_class_asked
+
+        current = int(self.facts.get("isa_class", 1))  # type: ignore[call-overload]
+        if current > 1 and not self.facts.get("tcgen05") and max((isa_class_asked(self.target, f.sass) for f in self.functions), default=1) < current:
+            raise ModelError(f"cannot {edit}: .nv.compat ISA_CLASS {current} is asked by code the cubin does not show, which the edit may remove")
+        if "fastpath" in self.facts:
+            missing = fastpath_mask(self.target) & ~int(self.facts["fastpath"]) & ~self._fastpath_clears(self.functions)  # type: ignore[call-overload]
+            if missing:
+                raise ModelError(f"cannot {edit}: .nv.compat CAN_FASTPATH_FINALIZE bits {missing:#x} are cleared by code the cubin does not show, which the edit may remove")
 
     def _refuse_unknown_tcgen05_partition(self, edit: str, removed: list[Function], kept: list[Function]) -> None:
         """ModelError when the edit takes the last code that keeps the tensor-memory partition
