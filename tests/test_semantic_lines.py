@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 import oracle
-from cubinemit.arch import parse_target
 from cubinemit.errors import ModelError
 from cubinemit.reader import read_cubin
 from cubinemit.semantic import lines
@@ -103,14 +102,11 @@ def test_reorder_with_line_tables_matches_ptxas(ptxas_ok, tmp_path, target, mode
     """Swapping two definitions (blocks of different lengths, the lines between them staying)
     maps every row to the line its PTX line moved to; the sequences follow the new .text
     order, and under -g so do the register tables' records. From sm_90 on -g lists the
-    device function's (square_plus) sequence first, out of .text order: refused there."""
+    static device function's (square_plus) sequence first, out of .text order: the functions
+    that are not .visible come first (refused before)."""
     text = (HERE / "lines.ptx").read_text()
     module = decompose(read_cubin(_compile(tmp_path, text, target, mode)))
     a, b = pair
-    if mode == "g" and parse_target(target)[0] >= 90:
-        with pytest.raises(ModelError, match="in an order other than .text order"):
-            module.reorder_functions([b, a])
-        return
     module.reorder_functions([b, a])
     want = _compile(tmp_path, _swapped(text, a, b), target, mode)
     assert build(module) == want
@@ -165,3 +161,46 @@ def test_rearranged_maps_lines_and_trims_the_tail():
     cut, where = lines.rearranged(text, blocks, [0, 1, None])
     assert cut.split(b"\0")[:-1] == [b"head", b"a1", b"a2", b"", b"b1"]
     assert where(7) is None and where(5) == 5
+
+
+SEQ = HERE / "seq_hidden_first.ptx"
+SEQ_KERNELS = ("k_calls_static", "k_static", "k_static_calls", "k_weak", "k_calls_weak", "k_vis")
+
+
+def _definitions(text: str) -> dict[str, re.Match[str]]:
+    return {m.group(1): m for m in re.finditer(r"^(?:\.visible |\.weak )?\.(?:entry|func) (\w+)\(.*?\n}\n", text, re.S | re.M)}
+
+
+def _placed(text: str, order: list[str]) -> str:
+    """``text`` with the named definitions put in this order in the places they held."""
+    defs = _definitions(text)
+    slots = sorted((defs[n] for n in order), key=lambda m: m.start())
+    out, pos = [], 0
+    for slot, name in zip(slots, order):
+        out += [text[pos : slot.start()], defs[name].group(0)]
+        pos = slot.end()
+    return "".join(out) + text[pos:]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+# -g reorders of this probe are refused: -g compiles every function in declaration order, and
+# the cubin does not keep where the visible f_vis was declared (test_reorder_with_line_tables_
+# matches_ptxas covers -g reorders beside a static device function)
+@pytest.mark.parametrize("mode, edit", [(m, e) for m in ("lineinfo", "O0", "g") for e in ("reverse", "swap", "remove") if m != "g" or e == "remove"])
+def test_hidden_functions_sequences_first(ptxas_ok, tmp_path, target, mode, edit):
+    """From sm_90 on the sequences of the functions that are not .visible (static and weak
+    kernels and device functions) come first, then the visible ones, each in .text order;
+    edits keep that (CUTLASS basic_gemm -lineinfo sm_100a/sm_120: the reversed module put the
+    static cutlass::Kernel<Gemm> after the visible kernels, and -g reorders beside a static
+    device function were refused)."""
+    text = SEQ.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, text, target, mode)))
+    if edit == "remove":
+        module.remove_function("k_vis")
+        cut = _definitions(text)["k_vis"]
+        edited = text[: cut.start()] + text[cut.end() :]
+    else:
+        order = list(reversed(SEQ_KERNELS)) if edit == "reverse" else ["k_vis", "k_static"]
+        module.reorder_functions(order)
+        edited = _placed(text, order)
+    assert build(module) == _compile(tmp_path, edited, target, mode)

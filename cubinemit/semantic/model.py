@@ -1182,7 +1182,7 @@ class Module:
 
         clone_arrange = arrange
         if functions is not None:
-            arrange = self._sequence_order(functions, edit, weak_first=self.sm >= 90)
+            arrange = self._sequence_order(functions, edit, hidden_first=self.sm >= 90)
             clone_arrange = self._sequence_order(functions, edit)
 
         def records(name: str, data: bytes) -> bytes:
@@ -1399,26 +1399,28 @@ class Module:
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
-    def _sequence_order(self, functions: list[Function], edit: str, weak_first: bool = False) -> Callable[[list[str]], list[str]]:
+    def _sequence_order(self, functions: list[Function], edit: str, hidden_first: bool = False) -> Callable[[list[str]], list[str]]:
         """How the line-table sequences stand once the module's functions are ``functions``:
         in .text order where they stood so before (whole program: 366 of the 373 -lineinfo
-        cubins of the ggml and CUTLASS edit sweeps); with ``weak_first`` (the ELF line tables
-        from sm_90 on, not their Mercury clones) the weak functions' first where they stood
-        so; the others (ggml mean_100 sm_100 lists reduce_rows_f32 first, before kernels that
-        precede it in .text) are refused."""
+        cubins of the ggml and CUTLASS edit sweeps); with ``hidden_first`` (the ELF line tables
+        from sm_90 on, not their Mercury clones) the functions that are not .visible (weak and
+        static ones, kernels too) first, then the visible ones, each group in .text order,
+        where they stood so (measured on five kernels of each linkage and on callees, default,
+        -c and -g: tests/probes_lines/seq_hidden_first); others are refused."""
         before = self._text_order()
         after = attrs.evolve(self, functions=functions)._text_order()
-        weak = {f.name for f in self.functions if f.linkage == "weak"} if weak_first else set()
+        hidden = {f.name for f in self.functions if f.linkage != "visible"} if hidden_first else set()
 
         def grouped(order: list[str], names: list[str]) -> list[str]:
-            return [n for n in order if n in names and n in weak] + [n for n in order if n in names and n not in weak]
+            return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
 
         def arrange(names: list[str]) -> list[str]:
-            if weak and grouped(before, names) == names:
-                # the weak functions' sequences first (tests/probes_weak weak_func -lineinfo
+            if hidden and grouped(before, names) == names:
+                # the hidden functions' sequences first (tests/probes_weak weak_func -lineinfo
                 # sm_100a: kw before kv, in .text order or not; nvcc_templates_80: the
-                # template kernels before use_helper; sm_75 and the Mercury clones keep
-                # .text order)
+                # template kernels before use_helper; CUTLASS basic_gemm: the static
+                # cutlass::Kernel<Gemm> before the visible kernels; sm_75 and the Mercury
+                # clones keep .text order)
                 return grouped(after, names)
             if [n for n in before if n in names] != names:
                 raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
