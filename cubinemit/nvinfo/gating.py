@@ -275,7 +275,7 @@ _FASTPATH_FP64_OPS: Final = frozenset({0x28, 0x29, 0x2A, 0x2B})
 #: ... and the integer and FP64 tensor-core MMAs (IMMA 0x237: s8/u8/s4/b1 mma.sync, in -c inside
 #: the __cuda_sm_10x_mma_bit_internal_* builtins; DMMA 0x23f), in every mode; HMMA (0x23c:
 #: f16/bf16/tf32) leaves it (measured one mma.sync per kernel on sm_100a; tests/probes_data/
-#: fastpath_mma; cuda-samples immaTensorCoreGemm, CUTLASS turing_tensorop)
+#: fastpath_imma, fastpath_dmma; cuda-samples immaTensorCoreGemm, CUTLASS turing_tensorop)
 _FASTPATH_MMA_OPS: Final = frozenset({0x237, 0x23F})
 #: ... and, in optimised code, the f32 operations ptxas checks for a slow path: div.rn (FCHK
 #: 0x102) and sqrt.rn (MUFU.RSQ, then a call to its slowpath builtin, .ftz or not). The
@@ -283,8 +283,8 @@ _FASTPATH_MMA_OPS: Final = frozenset({0x237, 0x23F})
 #: div.approx/div.full without .ftz clear the bit with the FSETP immediate of their denormal
 #: scaling (below), their .ftz forms leave it with the same MUFU, as do sin/cos/tanh and rcp.rn
 #: (measured one instruction per kernel on sm_100a, default and -c; under -O0 only
-#: rcp.approx's FSETP clears it; tests/probes_data/fastpath_mufu, CUTLASS gemm_softmax's
-#: MUFU.EX2-only softmax kernels)
+#: rcp.approx's FSETP clears it; tests/probes_data/fastpath_mufu, fastpath_approx,
+#: fastpath_sqrt_ftz; CUTLASS gemm_softmax's MUFU.EX2-only softmax kernels)
 _FASTPATH_FCHK: Final = 0x102
 _FASTPATH_SLOWPATHS: Final = frozenset({"__cuda_sm20_sqrt_rn_f32_slowpath", "__cuda_sm20_sqrt_rn_ftz_f32_slowpath"})
 #: ... and an f32 compare against an immediate (FSETP 0x00b in its immediate form, bits 9-11
