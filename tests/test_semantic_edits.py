@@ -201,6 +201,17 @@ def test_remove_refused_where_compat_is_not_explained(ptxas_ok, tmp_path, monkey
     assert build(module) != want
 
 
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120", "sm_121"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo"])
+def test_remove_the_surface_kernel_beside_uniform_code(ptxas_ok, tmp_path, target, mode):
+    """IDP.4A and FSETP reading a uniform register ask ISA_CLASS 1: without k_surface the
+    class goes to 1 (ggml mmvq sm_120 -lineinfo without quantize_q8_1 kept 2: the q4_K kernels'
+    IDP.4A was taken for a trigger; tests/probes_data/isa_class_uniform)."""
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "isa_class_uniform.ptx", "k_surface", target, mode, lambda m: None)
+    assert Module.from_cubin(want).facts.get("isa_class", 1) == 1
+    assert got == want
+
+
 def _declared_as(text: str, names: list[str]) -> str:
     """``text`` with its prototypes dropped and its function definitions in this order."""
     head = text[: text.index(".address_size 64\n") + len(".address_size 64\n")]

@@ -337,7 +337,11 @@ def fastpath_cleared(arch: str | Target, sass: bytes, *, optimized: bool = True,
 #: real-world code): on sm_120/121 most are uniform-datapath conversions and float
 #: arithmetic (the unsigned division's UI2F 0xd08, UI2FP 0x25e, %clusterid 0xd05), on sm_90
 #: wgmma (0x9c5, 0x9f0, class 4). Not every trigger is known, so this can show that code asks
-#: for a class, never that it does not.
+#: for a class, never that it does not. Five opcodes that had shown up in class-2 cubins only
+#: are not triggers: class-1 cubins hold them too (of 3,673 sm_120/121 cubins of the later
+#: sweeps; every class-2 one is still explained without them): IDP.4A with a uniform operand
+#: (0xc26: ggml mmvq's q4_K kernels), FSETP against a uniform register (0xc0b), 0x344, 0x958
+#: and 0xe23 (tests/probes_data/isa_class_uniform).
 #: The tensor-map copies: UTMALDG (0x5b4; 0x3b4 with .multicast::cluster), UTMASTG (0x3b5),
 #: UTMAREDG (0x3b6) and UTMAPF (0x5b8), the same opcodes on sm_90-121. Each sets bit 0 of
 #: .nv.compat's INST_TENSORMAP_V1 (tests/probes_compat/compat_tensormap: every
@@ -353,8 +357,8 @@ _ISA_CLASS2_OPCODES: Final = {
     90: _ISA_CLASS2_COMMON | {0x239},
     100: _ISA_CLASS2_COMMON | {0x3E9, 0x5E3, 0x5EA, 0x84C, 0x9E3, 0x9EE},
     120: _ISA_CLASS2_COMMON
-    | {0x217, 0x236, 0x24A, 0x253, 0x254, 0x255, 0x256, 0x25A, 0x25C, 0x25E, 0x285, 0x29B, 0x2A6, 0x344, 0x416, 0x454, 0x455}
-    | {0x817, 0x845, 0x84A, 0x851, 0x853, 0x855, 0x856, 0x85A, 0x885, 0x89B, 0x958, 0xC0B, 0xC17, 0xC1B, 0xC26, 0xD05, 0xD08, 0xE23},
+    | {0x217, 0x236, 0x24A, 0x253, 0x254, 0x255, 0x256, 0x25A, 0x25C, 0x25E, 0x285, 0x29B, 0x2A6, 0x416, 0x454, 0x455}
+    | {0x817, 0x845, 0x84A, 0x851, 0x853, 0x855, 0x856, 0x85A, 0x885, 0x89B, 0xC17, 0xC1B, 0xD05, 0xD08},
 }
 
 
