@@ -1415,6 +1415,8 @@ class Module:
             return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
 
         def arrange(names: list[str]) -> list[str]:
+            if hidden_first:
+                self._refuse_caller_ordered_sequences(edit, names)
             if hidden and grouped(before, names) == names:
                 # the hidden functions' sequences first (tests/probes_weak weak_func -lineinfo
                 # sm_100a: kw before kv, in .text order or not; nvcc_templates_80: the
@@ -1427,6 +1429,15 @@ class Module:
             return [n for n in after if n in names]
 
         return arrange
+
+    def _refuse_caller_ordered_sequences(self, edit: str, names: list[str]) -> None:
+        """ModelError when a reorder's line table holds sequences of two or more static device
+        functions under -g: from sm_90 on ptxas lists them in the order their callers reach
+        them, not in .text order (dbg_calls_L -g sm_90: with k_blend defined before k_poly,
+        blend comes before square and poly, whose .text places stay), a rule not modelled."""
+        static = {f.name for f in self.functions if f.linkage == "static" and not f.is_kernel}
+        if self.device_debug and len(static.intersection(names)) > 1:
+            raise ModelError(f"cannot {edit}: under -g the line tables list the static device functions in the order their callers reach them, which the edit would change")
 
     def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
