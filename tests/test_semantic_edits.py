@@ -207,7 +207,7 @@ def test_remove_the_surface_kernel_beside_uniform_code(ptxas_ok, tmp_path, targe
     """IDP.4A and FSETP reading a uniform register ask ISA_CLASS 1: without k_surface the
     class goes to 1 (ggml mmvq sm_120 -lineinfo without quantize_q8_1 kept 2: the q4_K kernels'
     IDP.4A was taken for a trigger; tests/probes_data/isa_class_uniform)."""
-    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "isa_class_uniform.ptx", "k_surface", target, mode, lambda m: None)
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_data" / "isa_class_uniform.ptx", "k_surface", target, mode)
     assert Module.from_cubin(want).facts.get("isa_class", 1) == 1
     assert got == want
 
