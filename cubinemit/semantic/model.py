@@ -1143,7 +1143,7 @@ class Module:
         definition of ``removed`` or puts those of ``order`` in that order in the places they
         held (:mod:`.lines`): the embedded text edited, the rows mapped to their new PTX lines,
         the line-table sequences of the ``gone`` functions dropped, the others in their order
-        or, for a reorder giving ``functions``, in its .text order (:meth:`_sequence_order`),
+        or, for a reorder giving ``functions``, in its .text order (:meth:`_sequence_orders`),
         the Mercury clones' rows alike. The module itself does not change. Its own payloads
         and facts where it has no line tables; ModelError where the edit cannot be followed:
         DWARF the PTX brings, relocatable output (which names the PTX text
@@ -1182,8 +1182,7 @@ class Module:
 
         clone_arrange = arrange
         if functions is not None:
-            arrange = self._sequence_order(functions, edit, hidden_first=self.sm >= 90)
-            clone_arrange = self._sequence_order(functions, edit)
+            arrange, clone_arrange = self._sequence_orders(functions, edit)
 
         def records(name: str, data: bytes) -> bytes:
             # -g register tables: a removed function's record goes, a reorder puts them in
@@ -1399,36 +1398,39 @@ class Module:
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
-    def _sequence_order(self, functions: list[Function], edit: str, hidden_first: bool = False) -> Callable[[list[str]], list[str]]:
-        """How the line-table sequences stand once the module's functions are ``functions``:
-        in .text order where they stood so before (whole program: 366 of the 373 -lineinfo
-        cubins of the ggml and CUTLASS edit sweeps); with ``hidden_first`` (the ELF line tables
-        from sm_90 on, not their Mercury clones) the functions that are not .visible (weak and
+    def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], Callable[[list[str]], list[str]]]:
+        """How the line-table sequences stand once the module's functions are ``functions``,
+        in the ELF line tables and in their Mercury clones: in .text order where they stood so
+        before (whole program: 366 of the 373 -lineinfo cubins of the ggml and CUTLASS edit
+        sweeps); in the ELF tables from sm_90 on, the functions that are not .visible (weak and
         static ones, kernels too) first, then the visible ones, each group in .text order,
         where they stood so (measured on five kernels of each linkage and on callees, default,
         -c and -g: tests/probes_lines/seq_hidden_first); others are refused."""
         before = self._text_order()
         after = attrs.evolve(self, functions=functions)._text_order()
-        hidden = {f.name for f in self.functions if f.linkage != "visible"} if hidden_first else set()
 
-        def grouped(order: list[str], names: list[str]) -> list[str]:
-            return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
+        def arranger(hidden: set[str]) -> Callable[[list[str]], list[str]]:
+            def grouped(order: list[str], names: list[str]) -> list[str]:
+                return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
 
-        def arrange(names: list[str]) -> list[str]:
-            if hidden_first:
-                self._refuse_caller_ordered_sequences(edit, names)
-            if hidden and grouped(before, names) == names:
-                # the hidden functions' sequences first (tests/probes_weak weak_func -lineinfo
-                # sm_100a: kw before kv, in .text order or not; nvcc_templates_80: the
-                # template kernels before use_helper; CUTLASS basic_gemm: the static
-                # cutlass::Kernel<Gemm> before the visible kernels; sm_75 and the Mercury
-                # clones keep .text order)
-                return grouped(after, names)
-            if [n for n in before if n in names] != names:
-                raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
-            return [n for n in after if n in names]
+            def arrange(names: list[str]) -> list[str]:
+                if hidden:
+                    self._refuse_caller_ordered_sequences(edit, names)
+                if hidden and grouped(before, names) == names:
+                    # the hidden functions' sequences first (tests/probes_weak weak_func
+                    # -lineinfo sm_100a: kw before kv, in .text order or not;
+                    # nvcc_templates_80: the template kernels before use_helper; CUTLASS
+                    # basic_gemm: the static cutlass::Kernel<Gemm> before the visible kernels;
+                    # sm_75 and the Mercury clones keep .text order)
+                    return grouped(after, names)
+                if [n for n in before if n in names] != names:
+                    raise ModelError(f"cannot {edit}: the line tables list the functions in an order other than .text order, which the edit would change")
+                return [n for n in after if n in names]
 
-        return arrange
+            return arrange
+
+        hidden = {f.name for f in self.functions if f.linkage != "visible"} if self.sm >= 90 else set()
+        return arranger(hidden), arranger(set())
 
     def _refuse_caller_ordered_sequences(self, edit: str, names: list[str]) -> None:
         """ModelError when a reorder's line table holds sequences of two or more static device
