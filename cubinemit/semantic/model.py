@@ -761,9 +761,8 @@ class Module:
             # back with rcp.rn.f32's RCP; gemm_softmax: 9 back with MUFU.EX2 softmax code left)
             from ..nvinfo.gating import fastpath_mask
 
-            clears = self._fastpath_clears
             value = int(self.facts["fastpath"])  # type: ignore[call-overload]
-            back = clears(removed) & ~clears(kept) & fastpath_mask(self.target) & ~value
+            back = self._fastpath_clears(removed) & ~self._fastpath_clears(kept) & fastpath_mask(self.target) & ~value
             if back and value | back == fastpath_mask(self.target):
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
