@@ -1055,3 +1055,61 @@ def test_reorder_with_line_tables_keeps_weak_sequences_first(ptxas_ok, tmp_path,
     module.reorder_functions([b, a])
     want = _compile(tmp_path / "edited", stem, _swap_definitions(text, a, b), target, "lineinfo")
     assert build(module) == want
+
+
+G_EDITS = oracle.ROOT / "tests" / "probes_edits"
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("kernel", ["_Z7k_stagePfS_", "_Z7k_plainPfS_i", "_Z8k_mirrorPf"])
+def test_g_remove_beside_dynamic_shared_matches_ptxas(ptxas_ok, tmp_path, target, kernel):
+    """-g keeps the kept kernels' code around the module's extern (dynamic) shared array: it
+    has no offset to lay out anew, unlike static shared variables. Removals were refused for
+    it (every XLA and Triton module declares global_smem[]); tests/probes_edits/g_dynamic_shared."""
+    got, want = _removed(tmp_path, G_EDITS / "g_dynamic_shared.ptx", kernel, target, "g")
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_g_reorder_beside_dynamic_shared_matches_ptxas(ptxas_ok, tmp_path, target):
+    text = (G_EDITS / "g_dynamic_shared.ptx").read_text()
+    a, b = "_Z7k_stagePfS_", "_Z8k_mirrorPf"
+    module = decompose(read_cubin(_compile(tmp_path, "g_dynamic_shared", text, target, "g")))
+    module.reorder_functions([b, a])
+    assert build(module) == _compile(tmp_path / "edited", "g_dynamic_shared", _swap_definitions(text, a, b), target, "g")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g compiles the f32 division slow path once, within the tightest register budget of
+    the kernels calling it: k_bounded's __launch_bounds__(1024, 2). Without k_bounded ptxas
+    compiles it anew for k_free (llm.c layernorm_backward without kernel8; CUDA-style
+    realistic probe without reduce: a builtin's .debug_frame CIE). The removal is refused and
+    the module left as it was; let through, it differs from ptxas. Default mode, and -g
+    where a kept kernel has the same bounds, are exact (tests/probes_edits/g_bounds_callee)."""
+    src = G_EDITS / "g_bounds_callee.ptx"
+    text = src.read_text()
+    kernel = "_Z9k_boundedPfPKfi"
+    data = _compile(tmp_path, src.stem, text, target, "g")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, "g")
+    _assert_removal_refused(data, kernel, "launch bounds cap the registers of '__cuda_sm3x_div_rn_noftz_f32_slowpath'")
+    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
+    module = decompose(read_cubin(data))
+    module.remove_function(kernel)
+    assert build(module) != want
+    got, want = _removed(tmp_path / "def", src, kernel, target, "def")
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+def test_g_remove_beside_a_kernel_with_the_same_bounds_matches_ptxas(ptxas_ok, tmp_path, target):
+    """With k_free given k_bounded's launch bounds too, the budget stays and the removal is
+    exact."""
+    text = (G_EDITS / "g_bounds_callee.ptx").read_text()
+    head = re.search(r"\.entry _Z6k_freePfPKfi\(.*?\n\)\n", text, re.S)
+    assert head is not None
+    twin = text[: head.end()] + ".maxntid 1024, 1, 1\n.minnctapersm 2\n" + text[head.end() :]
+    kernel = "_Z9k_boundedPfPKfi"
+    module = decompose(read_cubin(_compile(tmp_path, "g_bounds_callee", twin, target, "g")))
+    module.remove_function(kernel)
+    assert build(module) == _compile(tmp_path / "edited", "g_bounds_callee", _without_kernel(twin, kernel), target, "g")

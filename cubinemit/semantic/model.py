@@ -340,6 +340,18 @@ def _nvinfo(f: Function) -> dict[str, object]:
     return info if isinstance(info, dict) else {}
 
 
+def _callees(f: Function, by_name: dict[str, Function]) -> set[str]:
+    """The functions ``f`` calls or holds copies of, and theirs, transitively."""
+    seen: set[str] = set()
+    todo = [*f.calls, *(c for c, _, _ in f.inlined)]
+    while todo:
+        n = todo.pop()
+        if n in by_name and n not in seen:
+            seen.add(n)
+            todo.extend(by_name[n].calls)
+    return seen
+
+
 def _register_count(f: Function) -> int | None:
     value = _nvinfo(f).get("register_count")
     return value if isinstance(value, int) else None
@@ -1294,6 +1306,7 @@ class Module:
         if not self.device_debug or not self._has_line_tables():
             return
         self._refuse_recompiled_under_g(edit)
+        self._refuse_loosened_register_budget(edit, gone)
         kernels = [f for f in self.functions if f.is_kernel]
         if not self.options.get("compile_only"):
             # whole-program -g puts the callees' FP64 literals and tables in each calling
@@ -1303,13 +1316,7 @@ class Module:
             by_name = {f.name: f for f in self.functions}
             for k in kernels:
                 if k.name in gone and k.constants:
-                    reached, todo = set(), list(k.calls)
-                    while todo:
-                        n = todo.pop()
-                        if n in by_name and n not in reached:
-                            reached.add(n)
-                            todo.extend(by_name[n].calls)
-                    kept = sorted(reached - gone)
+                    kept = sorted(_callees(k, by_name) - gone)
                     if kept:
                         raise ModelError(f"cannot {edit}: under -g {k.name!r}'s .nv.constant2 may hold constants of {kept[0]!r}, which ptxas then lays out anew (its code changes)")
         if self.sm < 90:
@@ -1385,15 +1392,42 @@ class Module:
             if _nvinfo(f).get("legacy_bindless") is not None:
                 raise ModelError(f"cannot {edit}: {f.name!r} carries BINDLESS records whose repetition depends on the kernels around it (below sm_90, -c and -g), which is not modelled")
 
+    def _refuse_loosened_register_budget(self, edit: str, gone: set[str]) -> None:
+        """ModelError when a -g removal takes away a kernel whose launch bounds (.maxntid,
+        .reqntid, .minnctapersm, .maxnreg) cap the registers of the functions it calls while
+        another caller keeps them: -g calls builtins and device functions through the ABI and
+        compiles each once within its callers' tightest register budget, so ptxas compiles them
+        anew without that kernel (realistic -g sm_80 without reduce, .maxntid 256
+        .minnctapersm 2: the .debug_frame CIE of __cuda_sm70_barrier_sync_0, which gridsync
+        still calls, changes its rules from R128 up; llm.c layernorm_backward -g without
+        kernel8, .maxntid 1024 .minnctapersm 2: __cuda_sm3x_div_rn_noftz_f32_slowpath is
+        allocated other registers). A kept kernel with the same bounds keeps the budget."""
+        by_name = {f.name: f for f in self.functions}
+
+        def bounds(f: Function) -> tuple[object, ...]:
+            info = _nvinfo(f)
+            return tuple(info.get(k) for k in ("maxntid", "reqntid", "minnctapersm", "maxnreg"))
+
+        kept = [(bounds(k), _callees(k, by_name)) for k in self.functions if k.is_kernel and k.name not in gone]
+        for k in self.functions:
+            if not k.is_kernel or k.name not in gone or all(v is None for v in bounds(k)):
+                continue
+            for callee in sorted(_callees(k, by_name) - gone):
+                if not any(b == bounds(k) and callee in r for b, r in kept):
+                    raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
+
     def _refuse_recompiled_under_g(self, edit: str) -> None:
         """ModelError when the module has -g line tables and shared or texture variables: -g
         lays module shared memory and texture slots out anew for the kernels a removal keeps
         or a reorder moves, and their SASS changes with it (tests/probes shared_module,
         texref_unified -g: a shared variable's offset, a texture slot; gsh_nvcc, texg_first_two
-        reordered: the shared and texture symbols come in another order)."""
+        reordered: the shared and texture symbols come in another order). Extern (dynamic)
+        shared memory has no offset to lay out, and the kept code stays (XLA and Triton
+        modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared)."""
         if not self.device_debug or not self._has_line_tables():
             return
-        spaced = next((d for d in self.data if d.space in ("shared", "tex", "surf", "sampler")), None)
+        laid_out = [d for d in self.data if d.space in ("tex", "surf", "sampler") or (d.space == "shared" and d.linkage != "extern")]
+        spaced = next(iter(laid_out), None)
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
