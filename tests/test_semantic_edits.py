@@ -1057,22 +1057,19 @@ def test_reorder_with_line_tables_keeps_weak_sequences_first(ptxas_ok, tmp_path,
     assert build(module) == want
 
 
-G_EDITS = oracle.ROOT / "tests" / "probes_edits"
-
-
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
 @pytest.mark.parametrize("kernel", ["_Z7k_stagePfS_", "_Z7k_plainPfS_i", "_Z8k_mirrorPf"])
 def test_g_remove_beside_dynamic_shared_matches_ptxas(ptxas_ok, tmp_path, target, kernel):
     """-g keeps the kept kernels' code around the module's extern (dynamic) shared array: it
     has no offset to lay out anew, unlike static shared variables. Removals were refused for
     it (every XLA and Triton module declares global_smem[]); tests/probes_edits/g_dynamic_shared."""
-    got, want = _removed(tmp_path, G_EDITS / "g_dynamic_shared.ptx", kernel, target, "g")
+    got, want = _removed(tmp_path, EDIT_PROBES / "g_dynamic_shared.ptx", kernel, target, "g")
     assert got == want
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
 def test_g_reorder_beside_dynamic_shared_matches_ptxas(ptxas_ok, tmp_path, target):
-    text = (G_EDITS / "g_dynamic_shared.ptx").read_text()
+    text = (EDIT_PROBES / "g_dynamic_shared.ptx").read_text()
     a, b = "_Z7k_stagePfS_", "_Z8k_mirrorPf"
     module = decompose(read_cubin(_compile(tmp_path, "g_dynamic_shared", text, target, "g")))
     module.reorder_functions([b, a])
@@ -1087,7 +1084,7 @@ def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_
     realistic probe without reduce: a builtin's .debug_frame CIE). The removal is refused and
     the module left as it was; let through, it differs from ptxas. Default mode, and -g
     where a kept kernel has the same bounds, are exact (tests/probes_edits/g_bounds_callee)."""
-    src = G_EDITS / "g_bounds_callee.ptx"
+    src = EDIT_PROBES / "g_bounds_callee.ptx"
     text = src.read_text()
     kernel = "_Z9k_boundedPfPKfi"
     data = _compile(tmp_path, src.stem, text, target, "g")
@@ -1105,7 +1102,7 @@ def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_
 def test_g_remove_beside_a_kernel_with_the_same_bounds_matches_ptxas(ptxas_ok, tmp_path, target):
     """With k_free given k_bounded's launch bounds too, the budget stays and the removal is
     exact."""
-    text = (G_EDITS / "g_bounds_callee.ptx").read_text()
+    text = (EDIT_PROBES / "g_bounds_callee.ptx").read_text()
     head = re.search(r"\.entry _Z6k_freePfPKfi\(.*?\n\)\n", text, re.S)
     assert head is not None
     twin = text[: head.end()] + ".maxntid 1024, 1, 1\n.minnctapersm 2\n" + text[head.end() :]
