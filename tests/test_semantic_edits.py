@@ -971,7 +971,7 @@ def test_rename_refused_where_the_ptx_brings_dwarf(ptxas_ok, tmp_path, target, m
     old, new = "_Z6k_polyPKiPii", "_Z6k_polyPKiPij"
     data = _compile(tmp_path, "dbg_calls_G", text, target, mode)
     module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="brings its own DWARF"):
+    with pytest.raises(ModelError, match="the DWARF the PTX brings names it"):
         module.rename_function(old, new)
     assert build(module) == data
     renamed = read_cubin(_compile(tmp_path / "edited", "dbg_calls_G", text.replace(old, new), target, mode))
@@ -982,6 +982,18 @@ def test_rename_refused_where_the_ptx_brings_dwarf(ptxas_ok, tmp_path, target, m
         return [bytes(s.data).replace(name.encode(), old.encode()) for s in obj.sections if s.name in keep]
 
     assert payloads(renamed, new) != payloads(read_cubin(data), old)
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "lineinfo", "g", "O0"])
+def test_rename_matches_ptxas_where_the_ptx_dwarf_names_no_function(ptxas_ok, tmp_path, target, mode):
+    """Triton's DWARF is one compile unit without subprograms: it names no function, and ptxas
+    -g compiles the renamed kernel to the same code. The rename was refused for any DWARF the
+    PTX brings; every Triton kernel under -g (tests/probes_debug/dbg_cu_only)."""
+    text = (oracle.ROOT / "tests" / "probes_debug" / "dbg_cu_only.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "dbg_cu_only", text, target, mode)))
+    module.rename_function("add_kernel", "add_kernel_renamed")
+    assert build(module) == _compile(tmp_path / "edited", "dbg_cu_only", text.replace("add_kernel", "add_kernel_renamed"), target, mode)
 
 
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))

@@ -74,6 +74,27 @@ _DEBUG_KNOWN = (
     ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
 )
 
+#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`)
+_EMPTY_DWARF = (".debug_macinfo",)
+
+
+def _empty_dwarf(obj: ElfObject, module: Module) -> None:
+    """The DWARF payloads the PTX declared empty, which relocatable output makes and drops, so
+    only their names stay in .shstrtab and .strtab (Triton -g -c: .debug_macinfo after
+    .rela.debug_info; whole-program builds leave no trace of them). Each goes into the model
+    as an empty payload where its name stands among the others'."""
+    if not module.options.get("compile_only"):
+        return
+    present = {s.name for s in obj.sections}
+    slot = {}
+    for n, x in enumerate(obj.shstrtab.slots):
+        slot.setdefault(x.text, n)
+    for name in _EMPTY_DWARF:
+        if name in slot and name not in present:
+            at = next((i for i, d in enumerate(module.debug) if slot.get(d.name, -1) > slot[name]), len(module.debug))
+            module.debug.insert(at, DebugSection(name, b""))
+
+
 _CODE_TYPE = {"i": "b32", "l": "b64", "f": "f32", "d": "f64", "b": "b8", "h": "b16"}
 
 
@@ -526,6 +547,7 @@ def decompose(obj: ElfObject) -> Module:
                 raise NotImplementedError(f"decomposing {sec.name} is not implemented yet")
             relocs = _relocations(by_name.get(f".rel{sec.name}")) + _relocations(by_name.get(f".rela{sec.name}"))
             module.debug.append(DebugSection(sec.name, sec.data, relocs))
+    _empty_dwarf(obj, module)
     _debug_labels(obj, module)
     funcs = {s.name: s for s in obj.symbols if s.type == STT_FUNC and s.section is not None and not s.name.startswith("$")}
     capsules = {s.name: s for s in obj.sections if s.name.startswith(".nv.capmerc.text.")}

@@ -853,6 +853,12 @@ class _Emitter:
         for i, d in enumerate(ordered):
             if d.name in sections:  # made early (.debug_str, below)
                 continue
+            if not d.data and not d.relocations and d.name != ".debug_frame":
+                # DWARF the PTX declares empty: relocatable output makes the section and drops
+                # it, whole-program output does not make it (Triton -g: .debug_macinfo)
+                if self.rel:
+                    self.ghost(d.name)
+                continue
             sec = sections[d.name] = self.section(d.name, SHT_PROGBITS, symbol=bool(d.data), data=d.data)
             if d.name == ".debug_line" and i + 1 < len(ordered) and ordered[i + 1].name == ".debug_str":
                 # PTX with inlined-at line info (`.loc ..., function_name ...`) brings .debug_str:

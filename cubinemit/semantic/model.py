@@ -1238,6 +1238,13 @@ class Module:
         like, which ptxas -g does not make from plain PTX), or None."""
         return next((d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")), None)
 
+    def _ptx_dwarf_naming(self, name: str) -> str | None:
+        """The first debug section of DWARF the PTX brings (:meth:`_ptx_dwarf`) that holds the
+        function ``name``: its name's bytes (a DW_AT_name) or a relocation against it (a
+        DW_AT_low_pc), or None."""
+        ours = (*FOLLOWED_PAYLOADS, ".nv_debug_ptx_txt")
+        return next((d.name for d in self.debug if d.data and not d.name.startswith(ours) and (name.encode() in d.data or any(r.symbol == name for r in d.relocations))), None)
+
     def _text_order(self) -> list[str]:
         """The functions' names in the order ptxas lays out their .text sections."""
         from ..funcorder import function_order
@@ -1638,13 +1645,14 @@ class Module:
         if any(f.name == new for f in self.functions):
             raise ModelError(f"cannot rename {old!r} to {new!r}: {new!r} exists")
         fn = self.function(old)  # a ModelError naming an unknown function, before anything else
-        dwarf = self._ptx_dwarf()
+        dwarf = self._ptx_dwarf_naming(old)
         if dwarf is not None:
             # ptxas compiles a function renamed in such PTX anew, even for a name of the same
             # length: its SASS (llm.c adamw -G, sm_90: adamw_kernel1) or its register tables
             # (tests/probes_debug dbg_calls_G: k_poly's records) change, which the module
-            # holds as leaf data
-            raise ModelError(f"cannot rename {old!r}: the PTX brings its own DWARF ({dwarf}, nvcc -G), and ptxas compiles a renamed function's code anew there")
+            # holds as leaf data. DWARF that does not name it (Triton's compile unit without
+            # subprograms) leaves the code as it was
+            raise ModelError(f"cannot rename {old!r}: the DWARF the PTX brings names it ({dwarf}, nvcc -G), and ptxas compiles a renamed function's code anew there")
         for dbg in self.debug:
             if dbg.name.startswith(".nv_debug_ptx_txt."):
                 # relocatable output with line tables names the PTX text section after the
