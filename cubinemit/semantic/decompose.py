@@ -74,8 +74,9 @@ _DEBUG_KNOWN = (
     ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
 )
 
-#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`)
-_EMPTY_DWARF = (".debug_macinfo",)
+#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`; each of
+#: these goes the same way, tests/probes_debug dbg_cu_empty)
+_EMPTY_DWARF = (".debug_abbrev", ".debug_info", ".debug_loc", ".debug_macinfo", ".debug_pubnames", ".debug_pubtypes")
 
 
 def _empty_dwarf(obj: ElfObject, module: Module) -> None:
