@@ -31,6 +31,8 @@ mma.sp before sm_90, INSTR_REG_MAP outside sm_80-89).
 
 from __future__ import annotations
 
+import re
+
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
@@ -950,10 +952,18 @@ def _sampler_records(module: ModuleFacts) -> list[NvInfoRecord]:
     return out
 
 
-def _clone_callee(clone: str) -> str:
-    """The function a whole-program clone copies: ``$<kernel>$<callee>`` and a builtin's
-    ``$__internal_<N>_$<builtin>`` both end in ``$<callee>``."""
-    return clone.rsplit("$", 1)[-1]
+#: a builtin's whole-program copy: ``$__internal_<N>_$<builtin>``
+_BUILTIN_CLONE = re.compile(r"\$__internal_\d+_\$(.*)", re.S)
+
+
+def clone_callee(clone: str) -> str:
+    """The function a whole-program clone copies: ``$<kernel>$<callee>``, or a builtin's
+    ``$__internal_<N>_$<builtin>``. The callee's name may hold ``$`` itself (Triton's
+    noinline helpers: ``$k$__main___$_helper_scale__fp32_c2_$_0``); kernel names do not."""
+    builtin = _BUILTIN_CLONE.match(clone)
+    if builtin is not None:
+        return builtin.group(1)
+    return clone.split("$", 2)[2] if clone.startswith("$") and clone.count("$") >= 2 else clone
 
 
 def clone_order(f: FunctionFacts) -> list[Clone]:
@@ -970,14 +980,14 @@ def clone_order(f: FunctionFacts) -> list[Clone]:
     sanitizer helpers and ``with_local``; address-taken ``thrice``/``twice`` before the
     helpers), and ad-hoc modules varying names, linkage, recursion and address-taking.
     The LOCAL/WEAK clone symbols are created in this order too."""
-    return sorted(f.clones, key=lambda c: (not c.not_inlinable, _clone_callee(c.name).encode()))
+    return sorted(f.clones, key=lambda c: (not c.not_inlinable, clone_callee(c.name).encode()))
 
 
 def clone_groups(created: Sequence[str]) -> int | None:
     """How many of the clones ``created`` (names, in creation order) :func:`clone_order` puts in
     the first group: the smallest count for which both groups come sorted; None when no split
     gives ``created`` (an order :func:`clone_order` does not model)."""
-    keys = [_clone_callee(n).encode() for n in created]
+    keys = [clone_callee(n).encode() for n in created]
 
     def ordered(part: list[bytes]) -> bool:
         return all(a < b for a, b in zip(part, part[1:]))

@@ -87,11 +87,11 @@ def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
     info = fn.facts.get("nvinfo")
     if not fn.inlined or not isinstance(info, dict):
         return list(fn.inlined)
-    from ..nvinfo.builder import clone_order
+    from ..nvinfo.builder import clone_callee, clone_order
     from ..nvinfo.facts import FunctionFacts, from_json
 
     ff = from_json(FunctionFacts, info)  # type: ignore[arg-type]
-    rank = {c.name.rsplit("$", 1)[-1]: i for i, c in enumerate(clone_order(ff))}
+    rank = {clone_callee(c.name): i for i, c in enumerate(clone_order(ff))}
     if any(callee not in rank for callee, _, _ in fn.inlined):
         return list(fn.inlined)
     return sorted(fn.inlined, key=lambda c: rank[c[0]])

@@ -1652,7 +1652,7 @@ class Module:
             # (tests/probes_debug dbg_calls_G: k_poly's records) change, which the module
             # holds as leaf data. DWARF that does not name it (Triton's compile unit without
             # subprograms) leaves the code as it was
-            raise ModelError(f"cannot rename {old!r}: the DWARF the PTX brings names it ({dwarf}, nvcc -G), and ptxas compiles a renamed function's code anew there")
+            raise ModelError(f"cannot rename {old!r}: the DWARF the PTX brings names it ({dwarf}; nvcc -G writes such DWARF), and ptxas compiles a renamed function's code anew there")
         for dbg in self.debug:
             if dbg.name.startswith(".nv_debug_ptx_txt."):
                 # relocatable output with line tables names the PTX text section after the
