@@ -32,7 +32,6 @@ mma.sp before sm_90, INSTR_REG_MAP outside sm_80-89).
 from __future__ import annotations
 
 import re
-
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final

@@ -39,7 +39,7 @@ from ..elf.order import relocated_banks, symbol_order, text_sections
 from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
-from .model import DataObject, DebugSection, Function, Module, Relocation
+from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
@@ -74,11 +74,6 @@ _DEBUG_KNOWN = (
     ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
 )
 
-#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`; each of
-#: these goes the same way, tests/probes_debug dbg_cu_empty)
-_EMPTY_DWARF = (".debug_abbrev", ".debug_info", ".debug_loc", ".debug_macinfo", ".debug_pubnames", ".debug_pubtypes")
-
-
 def _empty_dwarf(obj: ElfObject, module: Module) -> None:
     """The DWARF payloads the PTX declared empty, which relocatable output makes and drops, so
     only their names stay in .shstrtab and .strtab (Triton -g -c: .debug_macinfo after
@@ -90,7 +85,7 @@ def _empty_dwarf(obj: ElfObject, module: Module) -> None:
     slot = {}
     for n, x in enumerate(obj.shstrtab.slots):
         slot.setdefault(x.text, n)
-    for name in _EMPTY_DWARF:
+    for name in EMPTY_PTX_DWARF:
         if name in slot and name not in present:
             at = next((i for i, d in enumerate(module.debug) if slot.get(d.name, -1) > slot[name]), len(module.debug))
             module.debug.insert(at, DebugSection(name, b""))

@@ -59,7 +59,7 @@ from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
-from .model import DataObject, DebugSection, Function, Module, Relocation
+from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
@@ -853,7 +853,7 @@ class _Emitter:
         for i, d in enumerate(ordered):
             if d.name in sections:  # made early (.debug_str, below)
                 continue
-            if not d.data and not d.relocations and d.name != ".debug_frame":
+            if not d.data and not d.relocations and d.name in EMPTY_PTX_DWARF:
                 # DWARF the PTX declares empty: relocatable output makes the section and drops
                 # it, whole-program output does not make it (Triton -g: .debug_macinfo)
                 if self.rel:

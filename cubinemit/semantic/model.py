@@ -39,6 +39,11 @@ NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
 #: other DWARF (nvcc -G brings its own) is not followed
 FOLLOWED_PAYLOADS = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
+#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`): relocatable
+#: output makes each and drops it, whole-program output does not make it; the model holds them
+#: as empty payloads (tests/probes_debug dbg_cu_only, dbg_cu_empty)
+EMPTY_PTX_DWARF = (".debug_abbrev", ".debug_info", ".debug_loc", ".debug_macinfo", ".debug_pubnames", ".debug_pubtypes")
+
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 #: a variable may also be ``.common`` (DataObject.linkage)
 DATA_LINKAGES = (*LINKAGES, "common")
@@ -338,18 +343,6 @@ def _nvinfo(f: Function) -> dict[str, object]:
     """``f``'s .nv.info facts, empty where it has none (an extern or a builtin)."""
     info = f.facts.get("nvinfo")
     return info if isinstance(info, dict) else {}
-
-
-def _callees(f: Function, by_name: dict[str, Function]) -> set[str]:
-    """The functions ``f`` calls or holds copies of, and theirs, transitively."""
-    seen: set[str] = set()
-    todo = [*f.calls, *(c for c, _, _ in f.inlined)]
-    while todo:
-        n = todo.pop()
-        if n in by_name and n not in seen:
-            seen.add(n)
-            todo.extend(by_name[n].calls)
-    return seen
 
 
 def _register_count(f: Function) -> int | None:
@@ -1242,8 +1235,7 @@ class Module:
         """The first debug section of DWARF the PTX brings (:meth:`_ptx_dwarf`) that holds the
         function ``name``: its name's bytes (a DW_AT_name) or a relocation against it (a
         DW_AT_low_pc), or None."""
-        ours = (*FOLLOWED_PAYLOADS, ".nv_debug_ptx_txt")
-        return next((d.name for d in self.debug if d.data and not d.name.startswith(ours) and (name.encode() in d.data or any(r.symbol == name for r in d.relocations))), None)
+        return next((d.name for d in self.debug if d.data and not d.name.startswith(FOLLOWED_PAYLOADS) and (name.encode() in d.data or any(r.symbol == name for r in d.relocations))), None)
 
     def _text_order(self) -> list[str]:
         """The functions' names in the order ptxas lays out their .text sections."""
@@ -1320,10 +1312,12 @@ class Module:
             # kernel's .nv.constant2.<k>, at offsets the callees' code reads, laid out for the
             # kernels there are: ptxas lays them out anew without one whose bank holds some
             # (late_banks -g sm_75 without k_a: dev_poly reads c[0x2][0x0], not c[0x2][0x200])
+            from .data import call_closure
+
             by_name = {f.name: f for f in self.functions}
             for k in kernels:
                 if k.name in gone and k.constants:
-                    kept = sorted(_callees(k, by_name) - gone)
+                    kept = sorted(call_closure(by_name, k.name) - {k.name} - gone)
                     if kept:
                         raise ModelError(f"cannot {edit}: under -g {k.name!r}'s .nv.constant2 may hold constants of {kept[0]!r}, which ptxas then lays out anew (its code changes)")
         if self.sm < 90:
@@ -1409,17 +1403,19 @@ class Module:
         still calls, changes its rules from R128 up; llm.c layernorm_backward -g without
         kernel8, .maxntid 1024 .minnctapersm 2: __cuda_sm3x_div_rn_noftz_f32_slowpath is
         allocated other registers). A kept kernel with the same bounds keeps the budget."""
+        from .data import call_closure
+
         by_name = {f.name: f for f in self.functions}
 
         def bounds(f: Function) -> tuple[object, ...]:
             info = _nvinfo(f)
             return tuple(info.get(k) for k in ("maxntid", "reqntid", "minnctapersm", "maxnreg"))
 
-        kept = [(bounds(k), _callees(k, by_name)) for k in self.functions if k.is_kernel and k.name not in gone]
+        kept = [(bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or all(v is None for v in bounds(k)):
                 continue
-            for callee in sorted(_callees(k, by_name) - gone):
+            for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
                 if not any(b == bounds(k) and callee in r for b, r in kept):
                     raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
 
