@@ -1122,3 +1122,16 @@ def test_g_remove_beside_a_kernel_with_the_same_bounds_matches_ptxas(ptxas_ok, t
     module = decompose(read_cubin(_compile(tmp_path, "g_bounds_callee", twin, target, "g")))
     module.remove_function(kernel)
     assert build(module) == _compile(tmp_path / "edited", "g_bounds_callee", _without_kernel(twin, kernel), target, "g")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+def test_g_remove_where_the_bounds_cap_nothing_matches_ptxas(ptxas_ok, tmp_path, target):
+    """.maxntid 128 leaves 512 registers per thread of the 64K file, more than the 255 a thread
+    can hold: the budget is not capped and the removal is exact (XLA's .reqntid 64 kernels)."""
+    text = (EDIT_PROBES / "g_bounds_callee.ptx").read_text()
+    assert ".maxntid 1024, 1, 1\n.minnctapersm 2\n" in text
+    loose = text.replace(".maxntid 1024, 1, 1\n.minnctapersm 2\n", ".maxntid 128, 1, 1\n")
+    kernel = "_Z9k_boundedPfPKfi"
+    module = decompose(read_cubin(_compile(tmp_path, "g_bounds_callee", loose, target, "g")))
+    module.remove_function(kernel)
+    assert build(module) == _compile(tmp_path / "edited", "g_bounds_callee", _without_kernel(loose, kernel), target, "g")

@@ -8,13 +8,14 @@ all of those. Everything is referenced by name.
 from __future__ import annotations
 
 import copy
+import math
 import re
 
 import attrs
 
 from typing import TYPE_CHECKING
 
-from ..arch import parse_target
+from ..arch import MAX_REGISTERS, REGISTER_FILE, parse_target
 from ..errors import ModelError
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 
@@ -1402,7 +1403,9 @@ class Module:
         .minnctapersm 2: the .debug_frame CIE of __cuda_sm70_barrier_sync_0, which gridsync
         still calls, changes its rules from R128 up; llm.c layernorm_backward -g without
         kernel8, .maxntid 1024 .minnctapersm 2: __cuda_sm3x_div_rn_noftz_f32_slowpath is
-        allocated other registers). A kept kernel with the same bounds keeps the budget."""
+        allocated other registers). A kept kernel with the same bounds keeps the budget; bounds
+        that leave 255 registers or more per thread of the 64K register file cap nothing (XLA's
+        .reqntid 64 kernels beside __cuda_sm70_shflsync_bfly: exact)."""
         from .data import call_closure
 
         by_name = {f.name: f for f in self.functions}
@@ -1411,9 +1414,16 @@ class Module:
             info = _nvinfo(f)
             return tuple(info.get(k) for k in ("maxntid", "reqntid", "minnctapersm", "maxnreg"))
 
+        def caps(f: Function) -> bool:
+            maxntid, reqntid, ctas, maxnreg = bounds(f)
+            dims = [d for d in (maxntid, reqntid) if isinstance(d, (list, tuple))]
+            threads = min((math.prod(d) for d in dims), default=1)
+            per_thread = REGISTER_FILE // max(1, threads * (ctas if isinstance(ctas, int) else 1))
+            return min(per_thread, maxnreg if isinstance(maxnreg, int) else MAX_REGISTERS) < MAX_REGISTERS
+
         kept = [(bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
-            if not k.is_kernel or k.name not in gone or all(v is None for v in bounds(k)):
+            if not k.is_kernel or k.name not in gone or not caps(k):
                 continue
             for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
                 if not any(b == bounds(k) and callee in r for b, r in kept):
