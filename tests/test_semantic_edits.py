@@ -1135,3 +1135,15 @@ def test_g_remove_where_the_bounds_cap_nothing_matches_ptxas(ptxas_ok, tmp_path,
     module = decompose(read_cubin(_compile(tmp_path, "g_bounds_callee", loose, target, "g")))
     module.remove_function(kernel)
     assert build(module) == _compile(tmp_path / "edited", "g_bounds_callee", _without_kernel(loose, kernel), target, "g")
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0", "lineinfo"])
+def test_remove_the_last_kernel_where_no_loc_is_left_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    """Triton writes its .loc directives only inside the kernel: without it the PTX holds
+    none, and ptxas writes no line tables and no PTX text unless -lineinfo asks (the .file
+    directive and the DWARF sections left do not count). They were kept (tests/probes_debug
+    dbg_cu_only)."""
+    got, want = _removed(tmp_path, oracle.ROOT / "tests" / "probes_debug" / "dbg_cu_only.ptx", "add_kernel", target, mode)
+    assert (read_cubin(want).find_section(".debug_line") is None) == (mode != "lineinfo")
+    assert got == want

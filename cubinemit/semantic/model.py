@@ -318,6 +318,20 @@ def _mercury_debug_edited(
     return {**facts, "mercury": tagged.encode(attrs.evolve(decoded, debug=clones, lines=lines))}
 
 
+def _mercury_without_lines(facts: dict[str, object], names: tuple[str, ...]) -> dict[str, object]:
+    """``facts`` without the Mercury clones of the payloads ``names`` and their line rows."""
+    merc = facts.get("mercury")
+    if not isinstance(merc, dict):
+        return facts
+    from . import tagged
+
+    decoded = tagged.decode(merc)
+    kept = {name: data for name, data in decoded.debug.items() if not name.removeprefix(".nv.merc").startswith(names)}
+    if kept == decoded.debug and not decoded.lines:
+        return facts
+    return {**facts, "mercury": tagged.encode(attrs.evolve(decoded, debug=kept, lines={}))}
+
+
 def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     """The PTX text ptxas embeds (``.nv_debug_ptx_txt``: its lines, NUL-separated) with the
     function ``old`` named ``new``: the name as a whole identifier, and the function's
@@ -1181,6 +1195,14 @@ class Module:
         for place, n in zip(sorted(order, key=defs.__getitem__), order):
             fill[slot[defs[place]]] = slot[defs[n]]
         text, line_map = lines.rearranged(txt.data, blocks, fill)
+        if not self.device_debug and not self.options.get("lineinfo") and set(defs) <= {removed}:
+            # no function definition left, so no .loc (PTX allows them only in function bodies;
+            # the embedded text blanks them): without -lineinfo or -g ptxas then writes no line
+            # tables, no PTX text and no .debug_str, where a definition left keeps them even if
+            # not compiled (tests/probes_lines lines without kernels keeps square_plus; Triton's
+            # add_kernel removed, tests/probes_debug dbg_cu_only, leaves only .file and DWARF)
+            dropped = (*LINE_PAYLOADS, ".debug_str")
+            return [d for d in self.debug if not d.name.startswith(dropped)], _mercury_without_lines(self.facts, dropped)
 
         def arrange(names: list[str]) -> list[str]:
             return [n for n in names if n not in gone]
