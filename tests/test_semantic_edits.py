@@ -1147,3 +1147,16 @@ def test_remove_the_last_kernel_where_no_loc_is_left_matches_ptxas(ptxas_ok, tmp
     got, want = _removed(tmp_path, oracle.ROOT / "tests" / "probes_debug" / "dbg_cu_only.ptx", "add_kernel", target, mode)
     assert (read_cubin(want).find_section(".debug_line") is None) == (mode != "lineinfo")
     assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0", "lineinfo"])
+def test_remove_the_last_kernel_beside_a_function_without_loc_matches_ptxas(ptxas_ok, tmp_path, target, mode):
+    """Triton's libdevice helper __internal_trig_reduction_slowpathd stays defined in the PTX
+    but its body has no .loc (its copy in the kernel starts no .debug_line row), so nothing
+    keeps the line tables outside -lineinfo; nvcc's square_plus, whose copies start rows,
+    keeps them (tests/probes_lines; tests/probes_debug dbg_cu_helper)."""
+    src = oracle.ROOT / "tests" / "probes_debug" / "dbg_cu_helper.ptx"
+    got, want = _removed(tmp_path, src, "mathlib64", target, mode)
+    assert (read_cubin(want).find_section(".debug_line") is None) == (mode != "lineinfo")
+    assert got == want

@@ -1195,12 +1195,9 @@ class Module:
         for place, n in zip(sorted(order, key=defs.__getitem__), order):
             fill[slot[defs[place]]] = slot[defs[n]]
         text, line_map = lines.rearranged(txt.data, blocks, fill)
-        if not self.device_debug and not self.options.get("lineinfo") and set(defs) <= {removed}:
-            # no function definition left, so no .loc (PTX allows them only in function bodies;
-            # the embedded text blanks them): without -lineinfo or -g ptxas then writes no line
-            # tables, no PTX text and no .debug_str, where a definition left keeps them even if
-            # not compiled (tests/probes_lines lines without kernels keeps square_plus; Triton's
-            # add_kernel removed, tests/probes_debug dbg_cu_only, leaves only .file and DWARF)
+        if removed and not self._loc_left(removed, set(defs) - {removed}, gone):
+            # without -lineinfo or -g only .loc directives make ptxas write line tables: with
+            # none left it writes no line tables, no PTX text and no .debug_str
             dropped = (*LINE_PAYLOADS, ".debug_str")
             return [d for d in self.debug if not d.name.startswith(dropped)], _mercury_without_lines(self.facts, dropped)
 
@@ -1248,6 +1245,33 @@ class Module:
             lambda name, events: lines.edited_events(name, events, clone_arrange, line_map if name.endswith(".nv_debug_line_sass") else None),
         )
         return out, facts_out
+
+    def _loc_left(self, removed: str, left: set[str], gone: frozenset[str]) -> bool:
+        """Whether the PTX keeps a ``.loc`` directive once ``removed``, the last kernel, goes,
+        where that is what decides the line tables (whole program without -lineinfo or -g;
+        True otherwise). PTX allows ``.loc`` only in function bodies and the embedded text
+        blanks them, so the code tells: a function left whose copy in the removed code starts
+        .debug_line rows holds some (tests/probes_lines lines: square_plus keeps the tables);
+        one whose copy starts none holds none (Triton's __internal_trig_reduction_slowpathd,
+        probes_debug dbg_cu_helper without its only kernel: no tables). One with no copy left
+        to read (its callers removed before) is taken to hold some, as nvcc writes them in
+        every function (lines without its four kernels, one at a time)."""
+        from ..mercury import decode_line_events
+
+        if self.device_debug or self.options.get("lineinfo") or self.options.get("compile_only"):
+            return True
+        if any(f.is_kernel and f.name != removed and f.name not in gone for f in self.functions):
+            return True
+        table = next((d for d in self.debug if d.name == ".debug_line"), None)
+        if table is None:
+            return True
+        rows = [ev[1] for ev in decode_line_events(table.data)[1] if ev[0] == "row"]
+        copies = [(c, off, size) for f in self.functions if f.name == removed or f.name in gone for c, off, size in f.inlined]
+        for name in sorted(left):
+            mine = [(off, size) for c, off, size in copies if c == name]
+            if not mine or any(off <= r < off + size for off, size in mine for r in rows):
+                return True
+        return False
 
     def _ptx_dwarf(self) -> str | None:
         """The first debug section that is DWARF the PTX brings (nvcc -G: .debug_info and the
