@@ -16,7 +16,7 @@ import attrs
 from typing import TYPE_CHECKING
 
 from ..arch import MAX_REGISTERS, REGISTER_FILE, parse_target
-from ..errors import ModelError
+from ..errors import CubinemitError, ModelError
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 
 if TYPE_CHECKING:
@@ -1265,7 +1265,10 @@ class Module:
         table = next((d for d in self.debug if d.name == ".debug_line"), None)
         if table is None:
             return True
-        rows = [ev[1] for ev in decode_line_events(table.data)[1] if ev[0] == "row"]
+        try:
+            rows = [ev[1] for ev in decode_line_events(table.data)[1] if ev[0] == "row"]
+        except CubinemitError as e:
+            raise ModelError(f".debug_line: {e}") from None
         copies = [(c, off, size) for f in self.functions if f.name == removed or f.name in gone for c, off, size in f.inlined]
         for name in sorted(left):
             mine = [(off, size) for c, off, size in copies if c == name]
