@@ -94,12 +94,12 @@ _FAMILY_FACTS = {
     ),
 }  # fmt: skip
 
-#: Every SM number ptxas 13.0.88 accepts as a real target (sm_XY, sm_XYa, sm_XYf).
 #: 32-bit registers per SM, and the most one thread may hold, on every target ptxas 13.0 writes
 #: (launch bounds cap a kernel's registers at REGISTER_FILE / (threads x CTAs per SM))
 REGISTER_FILE = 65536
 MAX_REGISTERS = 255
 
+#: Every SM number ptxas 13.0.88 accepts as a real target (sm_XY, sm_XYa, sm_XYf).
 KNOWN_SMS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
 
 #: Every -arch value ptxas 13.0.88 accepts for code generation.

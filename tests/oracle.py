@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cubinemit import toolchain
+from cubinemit.arch import parse_target
 from cubinemit.errors import ToolchainError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +77,13 @@ def decoders_missing() -> str | None:
     except ToolchainError as exc:
         return str(exc)
     return None
+
+
+def builds_for(ptx: Path, target: str) -> bool:
+    """Whether ptxas builds ``ptx`` for ``target``: its ``.target`` is no later (compute_100
+    PTX builds from sm_100 on, an mma.sync probe for sm_80 not for sm_75)."""
+    asked = re.search(r"^\.target (sm_\w+)", ptx.read_text(), re.M)
+    return asked is None or parse_target(asked.group(1))[0] <= parse_target(target)[0]
 
 
 def compile_ptx(ptx: Path, target: str, mode: str, out_dir: Path | None = None) -> Path:

@@ -11,13 +11,12 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 import oracle
-from cubinemit.arch import ALL_TARGETS, parse_target
+from cubinemit.arch import ALL_TARGETS
 from cubinemit.errors import ModelError
 from cubinemit.inspect import where_in
 from cubinemit.reader import read_cubin
@@ -41,16 +40,9 @@ def _exact(ptx: Path, target: str, mode: str) -> str | None:
     return None if off is None else f"{ptx.stem} {target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"
 
 
-def _compiles_for(ptx: Path, target: str) -> bool:
-    """Whether ``ptx`` asks no later target than ``target`` (fastpath_imma's mma.sync needs
-    sm_80)."""
-    asked = re.search(r"^\.target (sm_\w+)", ptx.read_text(), re.M)
-    return asked is None or parse_target(asked.group(1))[0] <= parse_target(target)[0]
-
-
 @pytest.mark.parametrize("target", ALL_TARGETS)
 def test_data_probes_roundtrip(ptxas_ok, target):
-    probes = [ptx for ptx in sorted(PROBES.glob("*.ptx")) if _compiles_for(ptx, target)]
+    probes = [ptx for ptx in sorted(PROBES.glob("*.ptx")) if oracle.builds_for(ptx, target)]
     assert len(probes) >= 20
     misses = [m for ptx in probes for mode in MODES if (m := _exact(ptx, target, mode))]
     assert not misses, misses

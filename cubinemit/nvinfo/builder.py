@@ -951,17 +951,21 @@ def _sampler_records(module: ModuleFacts) -> list[NvInfoRecord]:
     return out
 
 
-#: a builtin's whole-program copy: ``$__internal_<N>_$<builtin>``
-_BUILTIN_CLONE = re.compile(r"\$__internal_\d+_\$(.*)", re.S)
+#: whole program: ptxas names the copy of a builtin it injected (``__cuda_sm20_rcp_rn_f32_slowpath``
+#: for rcp.rn.f32, ``__cuda_sm70_barrier_sync_0`` for cooperative-groups barriers...) not
+#: ``$<kernel>$<callee>`` but ``$__internal_<N>_$<callee>``, N counting those copies over the
+#: module in creation order (softmax_warp: the half kernel, first in .text order, holds
+#: __internal_0, the float one __internal_1; tests/probes_rw2, every target)
+BUILTIN_COPY = re.compile(r"^\$__internal_(\d+)_\$(.+)$")
 
 
 def clone_callee(clone: str) -> str:
     """The function a whole-program clone copies: ``$<kernel>$<callee>``, or a builtin's
     ``$__internal_<N>_$<builtin>``. The callee's name may hold ``$`` itself (Triton's
     noinline helpers: ``$k$__main___$_helper_scale__fp32_c2_$_0``); kernel names do not."""
-    builtin = _BUILTIN_CLONE.match(clone)
+    builtin = BUILTIN_COPY.match(clone)
     if builtin is not None:
-        return builtin.group(1)
+        return builtin.group(2)
     return clone.split("$", 2)[2] if clone.startswith("$") and clone.count("$") >= 2 else clone
 
 

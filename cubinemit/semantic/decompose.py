@@ -38,6 +38,7 @@ from ..errors import ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
 from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
+from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
 from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 
@@ -74,6 +75,7 @@ _DEBUG_KNOWN = (
     ".nv_debug_line_sass", ".nv_debug_ptx_txt", ".nv_debug_info_reg_sass", ".nv_debug_info_reg_type",
 )
 
+
 def _empty_dwarf(obj: ElfObject, module: Module) -> None:
     """The DWARF payloads the PTX declared empty, which relocatable output makes and drops, so
     only their names stay in .shstrtab and .strtab (Triton -g -c: .debug_macinfo after
@@ -82,9 +84,7 @@ def _empty_dwarf(obj: ElfObject, module: Module) -> None:
     if not module.options.get("compile_only"):
         return
     present = {s.name for s in obj.sections}
-    slot = {}
-    for n, x in enumerate(obj.shstrtab.slots):
-        slot.setdefault(x.text, n)
+    slot = _first_named(obj)
     for name in EMPTY_PTX_DWARF:
         if name in slot and name not in present:
             at = next((i for i, d in enumerate(module.debug) if slot.get(d.name, -1) > slot[name]), len(module.debug))
@@ -611,7 +611,7 @@ def decompose(obj: ElfObject) -> Module:
         known = {f.name for f in module.functions}
         for sym in obj.symbols:
             if sym.type == STT_FUNC and sym.name.startswith("$") and sym.name.count("$") >= 2:
-                callee = sym.name.split("$", 2)[2]
+                callee = clone_callee(sym.name)
                 if callee not in known:
                     known.add(callee)
                     linkage = {STB_GLOBAL: "visible", STB_WEAK: "weak", STB_LOCAL: "static"}[sym.bind]
@@ -898,16 +898,6 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
         if ours != theirs:
             at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
             raise NotImplementedError(f"-g shared memory not reproduced yet ({what} differ at entry {at})")
-
-
-#: whole program: ptxas names the copy of a builtin it injected (``__cuda_sm20_rcp_rn_f32_slowpath``
-#: for rcp.rn.f32, ``__cuda_sm70_barrier_sync_0`` for cooperative-groups barriers...) not
-#: ``$<kernel>$<callee>`` but ``$__internal_<N>_$<callee>``, N counting those copies over the
-#: module in creation order (softmax_warp: the half kernel, first in .text order, holds
-#: __internal_0, the float one __internal_1; tests/probes_rw2, every target)
-_BUILTIN_COPY = re.compile(r"^\$__internal_(\d+)_\$(.+)$")
-
-
 
 
 def _copy_callee(name: str, prefix: str) -> str | None:

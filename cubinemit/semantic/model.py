@@ -1276,16 +1276,19 @@ class Module:
                 return True
         return False
 
+    def _ptx_dwarf_payloads(self) -> list[DebugSection]:
+        """The debug payloads that are DWARF the PTX brings (nvcc -G: .debug_info and the
+        like, which ptxas -g does not make from plain PTX)."""
+        return [d for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")]
+
     def _ptx_dwarf(self) -> str | None:
-        """The first debug section that is DWARF the PTX brings (nvcc -G: .debug_info and the
-        like, which ptxas -g does not make from plain PTX), or None."""
-        return next((d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS and not d.name.startswith(".nv_debug_ptx_txt.")), None)
+        """The first debug section that is DWARF the PTX brings, or None."""
+        return next((d.name for d in self._ptx_dwarf_payloads()), None)
 
     def _ptx_dwarf_naming(self, name: str) -> str | None:
-        """The first debug section of DWARF the PTX brings (:meth:`_ptx_dwarf`) that holds the
-        function ``name``: its name's bytes (a DW_AT_name) or a relocation against it (a
-        DW_AT_low_pc), or None."""
-        return next((d.name for d in self.debug if d.data and not d.name.startswith(FOLLOWED_PAYLOADS) and (name.encode() in d.data or any(r.symbol == name for r in d.relocations))), None)
+        """The first debug section of DWARF the PTX brings that holds the function ``name``:
+        its name's bytes (a DW_AT_name) or a relocation against it (a DW_AT_low_pc), or None."""
+        return next((d.name for d in self._ptx_dwarf_payloads() if name.encode() in d.data or any(r.symbol == name for r in d.relocations)), None)
 
     def _text_order(self) -> list[str]:
         """The functions' names in the order ptxas lays out their .text sections."""
@@ -1474,8 +1477,9 @@ class Module:
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not caps(k):
                 continue
+            own = bounds(k)
             for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
-                if not any(b == bounds(k) and callee in r for b, r in kept):
+                if not any(b == own and callee in r for b, r in kept):
                     raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
 
     def _refuse_recompiled_under_g(self, edit: str) -> None:
@@ -1488,8 +1492,7 @@ class Module:
         modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared)."""
         if not self.device_debug or not self._has_line_tables():
             return
-        laid_out = [d for d in self.data if d.space in ("tex", "surf", "sampler") or (d.space == "shared" and d.linkage != "extern")]
-        spaced = next(iter(laid_out), None)
+        spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler") or (d.space == "shared" and d.linkage != "extern")), None)
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
 
