@@ -19,6 +19,12 @@ import attrs
 from ..errors import ModelError
 
 
+def name_bytes(text: str) -> bytes:
+    """A name's bytes: the names read from a cubin keep bytes that are not UTF-8 as surrogate
+    escapes (:meth:`StringTable.parse`), and give them back here."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def _nbytes(text: str) -> int:
     """``len(text.encode("utf-8", "surrogateescape"))``, without encoding ASCII text (every
     table holds tens of thousands of names, and the slots are measured often)."""
