@@ -729,12 +729,16 @@ def test_remove_under_g_matches_ptxas(ptxas_ok, tmp_path, target, kernel):
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90"))
-@pytest.mark.parametrize("probe, kernel", [("shared_module", "k_sh1"), ("texref_unified", "k_tex")])
-def test_remove_under_g_refuses_module_shared_and_textures(cubin, target, probe, kernel):
+@pytest.mark.parametrize(
+    "probe, kernel, why",
+    [("shared_module", "k_sh1", "lays the shared memory out anew without it"), ("texref_unified", "k_tex", "compiles the kernels anew")],
+)
+def test_remove_under_g_refuses_module_shared_and_textures(cubin, target, probe, kernel, why):
     """-g lays module shared memory and texture slots out anew for the kept kernels, whose
-    SASS then changes (k_sh2's shared offsets, k_surf's slot): refused, the module kept."""
+    SASS then changes (s_common, shared by both kernels, becomes k_sh2's alone; k_surf's
+    slot): refused, the module kept."""
     data = cubin(probe, target, "g")
-    _assert_removal_refused(data, kernel, "compiles the kernels anew")
+    _assert_removal_refused(data, kernel, why)
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
@@ -1160,3 +1164,55 @@ def test_remove_the_last_kernel_beside_a_function_without_loc_matches_ptxas(ptxa
     got, want = _removed(tmp_path, src, "mathlib64", target, mode)
     assert (read_cubin(want).find_section(".debug_line") is None) == (mode != "lineinfo")
     assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("probe, kernel", [("g_shared_layout", "kc"), ("g_shared_names", "ka"), ("g_shared_names", "kb"), ("g_shared_names", "kc")])
+def test_g_remove_beside_static_shared_matches_ptxas(ptxas_ok, tmp_path, target, probe, kernel):
+    """-g keeps the kept kernels' shared layout when the removed kernel only takes its own
+    variables with it (kc's sc, a loc) and what the others share stays shared (m by ka and
+    kb, or by two of three): the removal is exact. It was refused for any static shared
+    variable. ptxas names the kernels' own loc 'loc', 'loc.1', 'loc.2' in declaration order,
+    and numbers the kept ones anew (tests/probes_edits g_shared_layout, g_shared_names)."""
+    got, want = _removed(tmp_path, EDIT_PROBES / f"{probe}.ptx", kernel, target, "g")
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_g_remove_renumbers_the_shared_names_declared_again(ptxas_ok, tmp_path, monkeypatch, target):
+    """Without ka ptxas names kb's loc 'loc' and kc's 'loc.1': the numbers are derived, and
+    keeping them as the cubin had them differs from ptxas."""
+    monkeypatch.setattr(Module, "_shared_renumbered", lambda *_: {})
+    got, want = _removed(tmp_path, EDIT_PROBES / "g_shared_names.ptx", "ka", target, "g")
+    assert got != want
+    names = lambda data: [y.name for y in read_cubin(data).symbols if y.name.startswith("loc")]  # noqa: E731
+    assert names(got) == ["loc.1", "loc.2"] and names(want) == ["loc", "loc.1"]
+
+
+@pytest.mark.parametrize(
+    "probe, kernel, targets, why",
+    [
+        ("g_shared_layout", "ka", ("sm_75", "sm_90", "sm_100a", "sm_120"), r"lays the shared memory out anew without it \(whether kernels share a variable"),
+        ("g_shared_layout", "kd", ("sm_75",), "'hs' may belong to 'f', which stays without its caller"),
+    ],
+)
+def test_g_remove_refused_where_the_shared_layout_moves(ptxas_ok, tmp_path, monkeypatch, probe, kernel, targets, why):
+    """-g removals that change the shared layout of what is kept are refused and leave the
+    module as it was; let through, they differ from ptxas:
+
+    * without ka, m is kb's alone: nothing is coloured any more, and kc's section goes from
+      .nv_debug.shared's 16 to its own 2, which the cubin hid;
+    * without kd, f stays uncalled (-g keeps static functions), and ptxas colours its hs: the
+      cubin recorded hs as kd's and does not say it was f's."""
+    src = EDIT_PROBES / f"{probe}.ptx"
+    text = src.read_text()
+    for target in targets:
+        data = _compile(tmp_path, src.stem, text, target, "g")
+        _assert_removal_refused(data, kernel, why)
+        want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, "g")
+        with monkeypatch.context() as patched:
+            patched.setattr(Module, "_refuse_moved_debug_shared", lambda *_: None)
+            module = decompose(read_cubin(data))
+            module.remove_function(kernel)
+            assert build(module) != want, target
+

@@ -16,6 +16,7 @@ import attrs
 from typing import TYPE_CHECKING
 
 from ..arch import MAX_REGISTERS, REGISTER_FILE, parse_target
+from ..elf.strtab import name_bytes
 from ..errors import CubinemitError, ModelError
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 
@@ -278,7 +279,7 @@ def _name_records(section: str, data: bytes) -> list[tuple[str, bytes]]:
 
 def _renamed_records(section: str, data: bytes, old: str, new: str) -> bytes:
     """A -g register table with the records of ``old`` named ``new``."""
-    return b"".join(new.encode() + rec[len(old.encode()) :] if name == old else rec for name, rec in _name_records(section, data))
+    return b"".join(name_bytes(new) + rec[len(name_bytes(old)) :] if name == old else rec for name, rec in _name_records(section, data))
 
 
 def _records_without(section: str, data: bytes, gone: frozenset[str]) -> bytes:
@@ -339,15 +340,15 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     parameter ``<name>_ret`` in tests/probes func_calls), as renaming the function in the
     PTX gives. Identifiers take letters, digits, ``_`` and ``$``; ``%`` and ``.`` start
     other tokens."""
-    name = re.escape(old.encode())
+    name = re.escape(name_bytes(old))
     # every head naming it (a prototype and the definition), return parameters included
     heads = re.findall(rb"\.(?:entry|func)\s+(?:\(([^)]*)\)\s*)?" + name + rb"\s*\(([^)]*)\)", text)
     params = [p for head in heads for part in head for p in re.findall(rb"\.param\b[^,]*?(" + name + rb"[\w$]+)", part)]
     alternatives = b"|".join(re.escape(p) for p in sorted(set(params), key=len, reverse=True))
     pattern = rb"(?<![\w$%.])(?:" + (alternatives + b"|" if alternatives else b"") + name + rb")(?![\w$])"
-    text = re.sub(pattern, lambda m: new.encode() + m.group(0)[len(old.encode()) :], text)
+    text = re.sub(pattern, lambda m: name_bytes(new) + m.group(0)[len(name_bytes(old)) :], text)
     statics = _static_prefixes(old, new)
-    return text.replace(statics[0].encode(), statics[1].encode()) if statics else text
+    return text.replace(name_bytes(statics[0]), name_bytes(statics[1])) if statics else text
 
 
 #: the module facts that describe its code's instructions (gone with the last function)
@@ -726,14 +727,7 @@ class Module:
             by_name = {f.name: f for f in functions}
             for i, k in zip(slots, reversed(kernel_order)):
                 functions[i] = by_name[k]
-        data = self.data
-        if not self.options.get("compile_only"):
-            # whole program drops variables no function uses any more; a relocatable module
-            # keeps every variable its PTX declares (ptxas -c, measured on shared_dynamic,
-            # shared_module). Extern (dynamic) shared memory stays declared: it gives every
-            # kernel a .nv.shared.<k> section, used or not (CUDA samples SobelFilter sm_120:
-            # SobelTex keeps its section when SobelShared, the user of LocalBlock[], goes)
-            data = [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
+        data = self._data_after_removal(gone)
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
@@ -744,6 +738,7 @@ class Module:
             self._refuse_unknown_tcgen05_partition(f"remove {name!r}", removing, kept)
         refs = self._references_after(f"remove {name!r}", functions)
         copies = self._builtin_copies()
+        renumbered = self._shared_renumbered(gone)
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
         text_before = self._text_order()
@@ -754,6 +749,8 @@ class Module:
             self.function(taker).address_taken = taken
         for d in self.data:
             d.users = [u for u in d.users if u not in gone]
+        if renumbered:
+            self._rename_data(renumbered)
         self._follow_text_order(text_before)
         # and the facts of the removed kernels' copies, keyed by copy name (the Mercury frame
         # sizes: a stale `$__internal_0_$` of a removed kernel would stand for the kept copy
@@ -787,6 +784,22 @@ class Module:
                 self.facts = {k: v for k, v in self.facts.items() if k != "fastpath"}
             elif back:
                 self.facts = {**self.facts, "fastpath": value | back}
+
+    def _rename_data(self, names: dict[str, str]) -> None:
+        """Give the variables ``names`` maps their new names, and every reference to them (the
+        relocations, the facts that name them) with them, all at once."""
+        for d in self.data:
+            d.name = names.get(d.name, d.name)
+            for r in d.relocations:
+                r.symbol = names.get(r.symbol, r.symbol)  # type: ignore[arg-type]
+        for f in self.functions:
+            f.facts = _renamed_all(f.facts, names)  # type: ignore[assignment]
+            for r in [*f.relocations, *f.constant_relocations]:
+                r.symbol = names.get(r.symbol, r.symbol)  # type: ignore[arg-type]
+        for dbg in self.debug:
+            for r in dbg.relocations:
+                r.symbol = names.get(r.symbol, r.symbol)  # type: ignore[arg-type]
+        self.facts = _renamed_all(self.facts, names)  # type: ignore[assignment]
 
     def _compat_after_removal(self, removed: list[Function], kept: list[Function]) -> None:
         """.nv.compat's ISA class and INST_TENSORMAP_V1 bit 0 are the module's code's: each
@@ -1288,7 +1301,7 @@ class Module:
     def _ptx_dwarf_naming(self, name: str) -> str | None:
         """The first debug section of DWARF the PTX brings that holds the function ``name``:
         its name's bytes (a DW_AT_name) or a relocation against it (a DW_AT_low_pc), or None."""
-        return next((d.name for d in self._ptx_dwarf_payloads() if name.encode() in d.data or any(r.symbol == name for r in d.relocations)), None)
+        return next((d.name for d in self._ptx_dwarf_payloads() if name_bytes(name) in d.data or any(r.symbol == name for r in d.relocations)), None)
 
     def _text_order(self) -> list[str]:
         """The functions' names in the order ptxas lays out their .text sections."""
@@ -1357,7 +1370,7 @@ class Module:
         guessed."""
         if not self.device_debug or not self._has_line_tables():
             return
-        self._refuse_recompiled_under_g(edit)
+        self._refuse_recompiled_under_g(edit, gone)
         self._refuse_loosened_register_budget(edit, gone)
         kernels = [f for f in self.functions if f.is_kernel]
         if not self.options.get("compile_only"):
@@ -1482,19 +1495,111 @@ class Module:
                 if not any(b == own and callee in r for b, r in kept):
                     raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
 
-    def _refuse_recompiled_under_g(self, edit: str) -> None:
-        """ModelError when the module has -g line tables and shared or texture variables: -g
-        lays module shared memory and texture slots out anew for the kernels a removal keeps
-        or a reorder moves, and their SASS changes with it (tests/probes shared_module,
-        texref_unified -g: a shared variable's offset, a texture slot; gsh_nvcc, texg_first_two
-        reordered: the shared and texture symbols come in another order). Extern (dynamic)
-        shared memory has no offset to lay out, and the kept code stays (XLA and Triton
-        modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared)."""
+    def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
+        """ModelError when the module has -g line tables and an edit makes ptxas compile the
+        kept kernels anew. -g lays texture slots and shared memory out for the kernels there
+        are (tests/probes texref_unified: a texture slot; shared_module without k_sh1: k_sh2's
+        shared offsets), and a reorder makes the walk name the shared symbols in another order
+        (gsh_nvcc, texg_first_two): textures, and reorders beside static shared variables, are
+        refused. Extern (dynamic) shared memory has no offset to lay out (XLA and Triton
+        modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared).
+
+        A removal (``gone``) beside static shared variables goes through where the layout of
+        what is kept comes out the same without the removed functions
+        (:meth:`_refuse_moved_debug_shared`): 707 removals from CUDA samples, llm.c, ggml and
+        tinygrad modules -g (sm_80, sm_90, sm_120) match ptxas, and the 10 refused are those
+        whose layout moves or whose function order the cubin does not tell."""
         if not self.device_debug or not self._has_line_tables():
             return
-        spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler") or (d.space == "shared" and d.linkage != "extern")), None)
+        spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler") or (gone is None and d.space == "shared" and d.linkage != "extern")), None)
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
+        if gone is not None and any(d.space == "shared" and d.linkage != "extern" for d in self.data):
+            self._refuse_moved_debug_shared(edit, gone)
+
+    def _refuse_moved_debug_shared(self, edit: str, gone: set[str]) -> None:
+        """ModelError when removing ``gone`` changes the -g shared layout of what is kept: an
+        offset a kept kernel's code uses, a section's size or alignment, a symbol's section or
+        value, or whether any object is coloured (shared by kernels in .nv_debug.shared: then
+        every kernel section takes .nv_debug.shared's alignment, which hides the alignments of
+        the kernels' own variables. tests/probes_edits g_shared_layout: without ka, m is kb's
+        alone and kc's section goes from 16 to its own 2; CUDA samples dct8x8 without
+        CUDAkernel1DCT: CurBlockLocal1/2 private, the short kernels' sections aligned 2, not 4)."""
+        from ..alloc.shared import DEBUG_SECTION, SharedLayout, kernel_section
+        from .data import call_closure, shared_layout
+
+        shared = [d for d in self.data if d.space == "shared"]
+        by_name = {f.name: f for f in self.functions}
+        orphans = set().union(*(call_closure(by_name, g) for g in gone)) - gone
+        dropped = next((d for d in shared if d.linkage != "extern" and d.scope not in gone and d.users and set(d.users) <= gone), None)
+        if dropped is not None and orphans:
+            # the users a -g decomposition records are the kernels that explain the layout: the
+            # variable may be a kept callee's, which ptxas then colours (tests/probes_edits
+            # g_shared_layout without kd: f's hs stays, in .nv_debug.shared)
+            raise ModelError(f"cannot {edit}: under -g {dropped.name!r} may belong to {sorted(orphans)[0]!r}, which stays without its caller, and the cubin does not tell")
+        trial = attrs.evolve(
+            self,
+            functions=[f for f in self.functions if f.name not in gone],
+            data=[attrs.evolve(d, users=[u for u in d.users if u not in gone]) for d in self._data_after_removal(gone) if d.scope not in gone],
+        )
+        before, after = shared_layout(self, self.sm), shared_layout(trial, self.sm)
+        assert before is not None
+        kept = {f.name for f in trial.functions if f.is_kernel}
+        # an extern's symbol follows the static sizes of its kernels (a derived value the kept
+        # offsets already compare); the other symbols say where each object went
+        names = {d.name for d in trial.data if d.space == "shared" and d.linkage != "extern"}
+
+        def coloured(layout: SharedLayout | None, objects: list[DataObject]) -> bool:
+            return layout is not None and any(layout.symbols.get(d.name, ("",))[0] == DEBUG_SECTION for d in objects if d.space == "shared" and d.linkage != "extern")
+
+        moved: str | None = None
+        if coloured(before, self.data) != coloured(after, trial.data):
+            moved = "whether kernels share a variable in .nv_debug.shared"
+        else:
+            after = after or SharedLayout({}, {}, {})  # no shared memory left
+            sections = {s for s in (*before.sections, *after.sections) if s == DEBUG_SECTION or s in {kernel_section(k) for k in kept}}
+            moved = next((f"section {s}" for s in sorted(sections) if before.sections.get(s) != after.sections.get(s)), None)
+            moved = moved or next((f"the offsets {k!r} uses" for k in sorted(kept) if dict(before.offsets.get(k, {})) != dict(after.offsets.get(k, {}))), None)
+            moved = moved or next((f"symbol {n!r}" for n in sorted(names) if before.symbols.get(n) != after.symbols.get(n)), None)
+        if moved is not None:
+            raise ModelError(f"cannot {edit}: under -g ptxas lays the shared memory out anew without it ({moved}), which changes the kept code")
+
+    def _shared_renumbered(self, gone: set[str]) -> dict[str, str]:
+        """-g names a shared variable declared again under a name already taken ``<name>.<n>``,
+        numbered in declaration order ('loc', 'loc.1', 'loc.2'; tinygrad's kernels all declare
+        local0). PTX names hold no '.', so the suffix is ptxas's. Without the variables of the
+        functions ``gone`` the later ones are numbered anew: the new name of each variable
+        whose number changes (tests/probes_edits g_shared_names without ka: kb's loc.1 is
+        loc). A module variable the removal drops stays declared in the PTX and keeps its
+        number."""
+        if not self.device_debug:
+            return {}
+        groups: dict[str, list[tuple[int, DataObject]]] = {}
+        for d in self.data:
+            if d.space != "shared":
+                continue
+            base, dot, n = d.name.rpartition(".")
+            numbered = bool(dot) and n.isdigit()
+            groups.setdefault(base if numbered else d.name, []).append((int(n) if numbered else 0, d))
+        names: dict[str, str] = {}
+        for base, members in groups.items():
+            left = [d for _, d in sorted(members, key=lambda m: m[0]) if d.scope not in gone]
+            for i, d in enumerate(left):
+                name = f"{base}.{i}" if i else base
+                if name != d.name:
+                    names[d.name] = name
+        return names
+
+    def _data_after_removal(self, gone: set[str]) -> list[DataObject]:
+        """The module's variables once ``gone`` is removed. Whole program drops variables no
+        function uses any more; a relocatable module keeps every variable its PTX declares
+        (ptxas -c, measured on shared_dynamic, shared_module). Extern (dynamic) shared memory
+        stays declared: it gives every kernel a .nv.shared.<k> section, used or not (CUDA
+        samples SobelFilter sm_120: SobelTex keeps its section when SobelShared, the user of
+        LocalBlock[], goes)."""
+        if self.options.get("compile_only"):
+            return list(self.data)
+        return [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
 
     def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], Callable[[list[str]], list[str]]]:
         """How the line-table sequences stand once the module's functions are ``functions``,
@@ -1724,7 +1829,7 @@ class Module:
             # change the SASS, which the module holds as leaf data
             if not any(n == old for n, _, _ in f.inlined):
                 continue
-            passed = next((n for n, _, _ in f.inlined if n != old and (old.encode() < n.encode()) != (new.encode() < n.encode())), None)
+            passed = next((n for n, _, _ in f.inlined if n != old and (name_bytes(old) < name_bytes(n)) != (name_bytes(new) < name_bytes(n))), None)
             if passed is not None:
                 raise ModelError(f"cannot rename {old!r} to {new!r}: its copy in {f.name!r} would move past the copy of {passed!r} (ptxas lays copies out by name), which changes the SASS")
         from .texrefs import param_refs
