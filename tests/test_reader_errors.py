@@ -12,6 +12,7 @@ from cubinemit.elf.structs import Ehdr, Shdr
 from cubinemit.errors import CubinFormatError
 from cubinemit.reader import read_cubin
 from cubinemit.elf.writer import write
+from cubinemit.semantic import Module
 
 
 def _patch(data: bytes, offset: int, fmt: str, value: int) -> bytes:
@@ -132,3 +133,104 @@ def test_mutations_give_format_errors_or_a_lossless_model(sample, data):
     except CubinFormatError:
         return
     assert write(obj) == mutated
+
+
+# --- damaged cubins at the semantic level: a CubinemitError naming the section --------------------
+
+
+def _section_start(data: bytes, name: str) -> int:
+    return _shdr_offset(data, name)[1].sh_offset
+
+
+def test_a_note_past_its_section_names_the_section(cubin):
+    """A note whose descsz runs past .note.nv.tkinfo: a CubinFormatError naming the section
+    (it was a bare ValueError)."""
+    data = cubin("func_calls", "sm_90", "def")
+    bad = _patch(data, _section_start(data, ".note.nv.tkinfo") + 4, "<I", 0x10000)
+    with pytest.raises(CubinFormatError, match=r"section \.note\.nv\.tkinfo: note at 0x0 claims 12\+65536 bytes past the section end"):
+        Module.from_cubin(bad)
+
+
+def test_a_compat_record_of_another_shape_is_declined(cubin):
+    """.nv.compat's ISA_CLASS record with a non-zero pad byte decodes as a raw record: declined
+    with a message naming .nv.compat (it was an AttributeError on the raw record's value)."""
+    from cubinemit.nvinfo.catalogue import EICompatAttr
+    from cubinemit.nvinfo.codec import iter_wire_records
+
+    data = cubin("func_calls", "sm_120", "def")
+    sh = _shdr_offset(data, ".nv.compat")[1]
+    start = sh.sh_offset
+    isa = next(w for w in iter_wire_records(data[start : start + sh.sh_size], section=".nv.compat") if w.code == EICompatAttr.ISA_CLASS)
+    bad = bytearray(data)
+    bad[start + isa.offset + 3] = 1
+    with pytest.raises(NotImplementedError, match=r"^\.nv\.compat: a record the compatibility rules do not give"):
+        Module.from_cubin(bytes(bad))
+
+
+def test_a_handle_bank_of_no_function_names_the_bank(cubin):
+    """k_a renamed in .strtab while its bank keeps its name: the bank's texture relocations
+    belong to no function (it was a KeyError deep in the reference decomposition)."""
+    data = cubin("../probes_texg/texg_n07", "sm_120", "def")
+    sh = _shdr_offset(data, ".strtab")[1]
+    start = sh.sh_offset
+    at = data.index(b"\0k_a\0", start, start + sh.sh_size) + 3
+    bad = bytearray(data)
+    bad[at] = ord("z")
+    with pytest.raises(CubinFormatError, match=r"section \.nv\.constant0\.k_a: its relocations name a handle bank of no function"):
+        Module.from_cubin(bytes(bad))
+
+
+def test_a_reserved_section_of_another_size_than_its_clone(cubin):
+    """.nv.shared.reserved.0 claiming 2 TiB: its Mercury clone is not that size, which the
+    error says (it was a MemoryError making the clone's bytes)."""
+    data = cubin("../probes_rw4/late_call_80", "sm_100a", "O0")
+    off, _ = _shdr_offset(data, ".nv.shared.reserved.0")
+    bad = bytearray(data)
+    bad[off + 37] = 2  # sh_size's sixth byte
+    with pytest.raises(CubinFormatError, match=r"section \.nv\.merc\.nv\.shared\.reserved\.0: 0x.* bytes, not the 0x20000000040 of \.nv\.shared\.reserved\.0"):
+        Module.from_cubin(bytes(bad))
+
+
+def test_a_damaged_mercury_record_is_a_format_error(cubin):
+    """One byte of .nv.merc.nv.info changed: the Mercury facts do not decode, and the error
+    says so (it was an IndexError deep in the Mercury reader)."""
+    data = cubin("../probes_fp/fp_table_prototyped", "sm_100a", "lineinfo")
+    bad = bytearray(data)
+    bad[_section_start(data, ".nv.merc.nv.info") + 0x1D] = 29
+    with pytest.raises(CubinFormatError, match=r"sections \.nv\.merc\.\*: the Mercury sections do not decode"):
+        Module.from_cubin(bytes(bad))
+
+
+def test_a_prototype_signature_of_an_unknown_type(cubin):
+    """A signature string '#ik' (no type has the code k): a CubinFormatError naming the
+    signature (it was a KeyError)."""
+    data = cubin("../probes_fp/fp_table_prototyped", "sm_75", "c")
+    bad = bytearray(data)
+    bad[data.index(b"\0#ii\0") + 3] = ord("k")
+    with pytest.raises(CubinFormatError, match=r"section \.nv\.prototype: signature '#ik': no parameter type has the code 'k'"):
+        Module.from_cubin(bytes(bad))
+
+
+def test_a_name_that_is_not_utf8_round_trips(cubin):
+    """Names are bytes: a whole-program copy's name with a byte that is no UTF-8 is kept as
+    it stands, sorted and written back byte for byte (the copies' order encoded the names
+    strictly and raised UnicodeEncodeError)."""
+    data = cubin("../probes_const2/fp64", "sm_120", "lineinfo")
+    name = next(y.name for y in read_cubin(data).symbols if y.name.startswith("$") and "INTERNAL" in y.name)
+    at = data.index(b"\0" + name.encode() + b"\0") + 1 + name.index("_", name.index("INTERNAL_") + 9)
+    bad = bytearray(data)
+    bad[at] = 0xD8
+    assert Module.from_cubin(bytes(bad)).to_cubin() == bytes(bad)
+
+
+def test_a_symbol_of_another_binding_names_the_symbol(cubin):
+    """A symbol bound 5 (ptxas binds LOCAL, GLOBAL or WEAK): a CubinFormatError naming the
+    symbol (it was a KeyError in the data or copy decomposition)."""
+    data = cubin("func_calls", "sm_90", "def")
+    symtab = _shdr_offset(data, ".symtab")[1].sh_offset
+    last = read_cubin(data).symbols[-1].name
+    entry = symtab + 24 * len(read_cubin(data).symbols)  # the last entry (index 0 is the null symbol)
+    bad = bytearray(data)
+    bad[entry + 4] = (5 << 4) | (bad[entry + 4] & 0xF)
+    with pytest.raises(CubinFormatError, match=rf"symbol '{last}': binding 5 is none of LOCAL, GLOBAL, WEAK"):
+        Module.from_cubin(bytes(bad))

@@ -47,6 +47,7 @@ from .order import (
     section_class,
     symbol_order,
 )
+from .strtab import name_bytes
 from .structs import Ehdr, Phdr, Reloc, Shdr, Sym, align_up, ident, pack_sym
 
 #: Mercury clone types that may share their original's file bytes when equal (ptxas 13.0.88
@@ -114,9 +115,9 @@ def strtab_slack(obj: ElfObject) -> int:
         elif s.name == ".nv.constant4":
             slack += 23
         elif id(s) in texture_banks:
-            slack += 70 + len(s.name.encode()) - len(".nv.constant0.")
+            slack += 70 + len(name_bytes(s.name)) - len(".nv.constant0.")
         elif s.name.startswith(".nv.constant2."):
-            slack += 36 + len(s.name.encode()) - len(".nv.constant2.")
+            slack += 36 + len(name_bytes(s.name)) - len(".nv.constant2.")
     return slack
 
 

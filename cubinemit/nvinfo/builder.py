@@ -38,6 +38,7 @@ from typing import Final
 
 import attrs
 
+from ..elf.strtab import name_bytes
 from ..errors import ModelError
 from .catalogue import EIAttr
 from .facts import REF_PARAM_OFFSET, SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts
@@ -983,14 +984,14 @@ def clone_order(f: FunctionFacts) -> list[Clone]:
     sanitizer helpers and ``with_local``; address-taken ``thrice``/``twice`` before the
     helpers), and ad-hoc modules varying names, linkage, recursion and address-taking.
     The LOCAL/WEAK clone symbols are created in this order too."""
-    return sorted(f.clones, key=lambda c: (not c.not_inlinable, clone_callee(c.name).encode()))
+    return sorted(f.clones, key=lambda c: (not c.not_inlinable, name_bytes(clone_callee(c.name))))
 
 
 def clone_groups(created: Sequence[str]) -> int | None:
     """How many of the clones ``created`` (names, in creation order) :func:`clone_order` puts in
     the first group: the smallest count for which both groups come sorted; None when no split
     gives ``created`` (an order :func:`clone_order` does not model)."""
-    keys = [clone_callee(n).encode() for n in created]
+    keys = [name_bytes(clone_callee(n)) for n in created]
 
     def ordered(part: list[bytes]) -> bool:
         return all(a < b for a, b in zip(part, part[1:]))

@@ -22,7 +22,7 @@ from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE, STT_FUN
 from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..elf.structs import unpack_notes
-from ..errors import ModelError
+from ..errors import CubinFormatError, ModelError
 from .builder import ORDER_HB, ORDER_L, VRC_TENSOR_MEMORY, FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
@@ -81,11 +81,20 @@ _BINDLESS_CODES = frozenset({EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFA
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
 
 
+def section_notes(section: Section) -> list[tuple[bytes, int, bytes]]:
+    """The notes of a SHT_NOTE section; a CubinFormatError naming the section where one runs
+    past its end."""
+    try:
+        return unpack_notes(section.data)
+    except ValueError as exc:
+        raise CubinFormatError(str(exc), where=f"section {section.name}") from None
+
+
 def _options(obj: ElfObject) -> PtxasOptions:
     for s in obj.sections:
         if s.sh_type != SHT_NOTE:
             continue
-        for _name, n_type, desc in unpack_notes(s.data):
+        for _name, n_type, desc in section_notes(s):
             if n_type == _NT_TKINFO:
                 info: TkInfo = decode_tkinfo(desc)
                 if isinstance(info.options, PtxasOptions):

@@ -254,7 +254,7 @@ def encode_tkinfo(info: TkInfo) -> bytes:
         if "\0" in s:
             raise ModelError(f".note.nv.tkinfo: string {s!r} contains NUL")
         offsets.append(len(blob))
-        blob += s.encode() + b"\0"
+        blob += s.encode("utf-8", "surrogateescape") + b"\0"
     if not 0 <= info.version < 1 << 32:
         raise ModelError(f".note.nv.tkinfo: version {info.version!r} out of range")
     desc = struct.pack("<6I", info.version, *offsets) + bytes(blob)
@@ -278,7 +278,7 @@ def decode_tkinfo(desc: bytes, *, where: str = ".note.nv.tkinfo") -> TkInfo:
         if end < 0:
             raise SectionFormatError(f"string {i} is not NUL-terminated", offset=24 + pos, where=where)
         try:
-            strings.append(blob[pos:end].decode())
+            strings.append(blob[pos:end].decode("utf-8", "surrogateescape"))
         except UnicodeDecodeError as exc:
             raise SectionFormatError(f"string {i} is not UTF-8 ({exc})", offset=24 + pos, where=where) from None
         pos = end + 1

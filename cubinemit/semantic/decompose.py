@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import struct
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -33,8 +34,7 @@ from ..elf.constants import (
     STO_CUDA_ENTRY,
 )
 from ..elf.model import ElfObject, Section, Symbol
-from ..elf.structs import unpack_notes
-from ..errors import ModelError
+from ..errors import CubinFormatError, ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
 from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
@@ -51,7 +51,9 @@ def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
     section = obj.find_section(name)
     if section is None or section.sh_type != SHT_NOTE:
         return None
-    for _, t, desc in unpack_notes(section.data):
+    from ..nvinfo.decompose import section_notes
+
+    for _, t, desc in section_notes(section):
         if t == n_type:
             return desc
     return None
@@ -107,6 +109,8 @@ def _parse_signature(text: str) -> tuple[list[list[object]], list[list[object]]]
         while j < len(body) and body[j].isdigit():
             j += 1
         count = int(body[i:j]) if j > i else None
+        if code != "v" and code not in _CODE_TYPE:
+            raise CubinFormatError(f"signature {text!r}: no parameter type has the code {code!r}", where="section .nv.prototype")
         items.append([_CODE_TYPE[code] if code != "v" else "v", count])
         i = j
     ret, params = items[0], items[1:]
@@ -487,6 +491,10 @@ def ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_
 def decompose(obj: ElfObject) -> Module:
     """The leaf data of ``obj``. NotImplementedError names what the semantic level does not
     model yet; ModelError says the file is not a ptxas cubin."""
+    for y in obj.symbols:
+        if y.bind not in (STB_LOCAL, STB_GLOBAL, STB_WEAK):
+            # ptxas binds every symbol LOCAL, GLOBAL or WEAK; the rules read no other
+            raise CubinFormatError(f"binding {y.bind} is none of LOCAL, GLOBAL, WEAK", where=f"symbol {y.name!r}")
     has_refs = any(y.type in (STT_CUDA_TEXTURE, STT_CUDA_SURFACE, STT_CUDA_SAMPLER) for y in obj.symbols)
     texture_banks = relocated_banks(obj)
     for s in obj.sections:
@@ -519,6 +527,8 @@ def decompose(obj: ElfObject) -> Module:
         # ISA class 2: the code uses texture/surface, bulk-copy or tcgen05 instructions (a fact
         # about the instructions the compiler emitted)
         for rec in decode_compat(compat.data):
+            if getattr(rec, "raw", False):
+                continue  # no value to read: the comparison below declines it
             if getattr(rec, "attr", None) is EICompatAttr.ISA_CLASS and rec.value != 1:  # type: ignore[union-attr]
                 module.facts["isa_class"] = rec.value  # type: ignore[union-attr]
             if getattr(rec, "attr", None) is EICompatAttr.CAN_FASTPATH_FINALIZE:
@@ -663,6 +673,10 @@ def decompose(obj: ElfObject) -> Module:
         except mercury.MercuryError as exc:
             # the Mercury code breaks a rule the facts are read by: a case not modelled yet
             raise NotImplementedError(f"Mercury facts: {exc}") from None
+        except (IndexError, KeyError, ValueError, OverflowError, struct.error) as exc:
+            # records or CFA programs that end early or point nowhere: no ptxas cubin of the
+            # sweeps reaches here, a damaged file does (tests/test_reader_errors.py)
+            raise CubinFormatError(f"the Mercury sections do not decode ({type(exc).__name__}: {exc})", where="sections .nv.merc.*") from None
         for clone in obj.sections:
             if clone.mercury and clone.name in merc.lines:
                 # the rows are leaf data, their encoding ptxas's: decline where the encoder
@@ -956,11 +970,14 @@ def _reserved_clone_fact(obj: ElfObject, merc: object) -> object:
     where ptxas's stale section-header bytes land (sm_110: heap garbage, at 0x40 in ~97% of the
     cubins): ``merc`` with the position that gives the file's bytes
     (MercuryFacts.stale_header_at); declined where none does."""
-    from ..mercury import _reserved_smem
+    from ..mercury import _EXEC_SMEM_WINDOW, _reserved_smem
 
     clone = obj.find_section(".nv.merc.nv.shared.reserved.0")
     if clone is None or clone.clone_of is None:
         return merc
+    if clone.clone_of.size - len(clone.data) not in (0, _EXEC_SMEM_WINDOW):
+        # the clone is the section's size (less the executable's window): no rule to try
+        raise CubinFormatError(f"{len(clone.data):#x} bytes, not the {clone.clone_of.size:#x} of {clone.clone_of.name}", where=f"section {clone.name}")
     for at in (0x40, 0x50, 0x60, 0x70, None):
         if _reserved_smem(obj, clone.clone_of, at) == clone.data:
             return merc if at == 0x40 else attrs.evolve(merc, stale_header_at=at)  # type: ignore[misc]

@@ -29,6 +29,7 @@ from ..alloc._common import align_up
 from ..arch import facts as arch_facts
 from ..elf.model import ElfObject
 from ..elf.order import symbol_order
+from ..errors import CubinFormatError
 from ..nvinfo.facts import REF_PARAM_KINDS, REF_SYMBOL_TYPES
 from .model import Function, Module, Relocation
 
@@ -183,6 +184,8 @@ def decompose_refs(obj: ElfObject, module: Module, banks: dict[str, list[Relocat
     kind_of = {R_TEX_HEADER_INDEX: "texture", sampler: "sampler", R_SURF_HEADER_INDEX: "surface"}
     tables: dict[str, list[HandleSlot]] = {}
     for kernel, relocs in banks.items():
+        if kernel not in by_name:
+            raise CubinFormatError("its relocations name a handle bank of no function", where=f"section .nv.constant0.{kernel}")
         slots: dict[int, dict[str, str]] = {}
         for r in relocs:
             kind = kind_of.get(r.type)
