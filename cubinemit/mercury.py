@@ -82,7 +82,7 @@ from .elf.constants import (
     STT_SECTION,
 )
 from .elf.model import ElfObject, Relocation, Section, Symbol
-from .errors import CubinemitError
+from .errors import CubinemitError, CubinFormatError
 from .nvinfo.records import OFFSET_ATTRS
 
 if TYPE_CHECKING:
@@ -1617,6 +1617,9 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
         elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):
             known = {r.offset for r in o.relocs or ()}
+            past = next((q.offset for q in s.relocs if q.offset + 8 > len(target.data)), None)
+            if past is not None:
+                raise CubinFormatError(f"a relocation at {past:#x} patches past the {len(target.data):#x} bytes of {target.name}", where=f"section {s.name}")
             pointers[target.name] = tuple(
                 sorted((q.offset, q.symbol.name) for q in s.relocs if q.offset not in known and q.symbol is not None)
             )

@@ -234,3 +234,13 @@ def test_a_symbol_of_another_binding_names_the_symbol(cubin):
     bad[entry + 4] = (5 << 4) | (bad[entry + 4] & 0xF)
     with pytest.raises(CubinFormatError, match=rf"symbol '{last}': binding 5 is none of LOCAL, GLOBAL, WEAK"):
         Module.from_cubin(bytes(bad))
+
+
+def test_a_mercury_code_pointer_past_its_section(cubin):
+    """A Mercury relocation of .nv.global.init's code pointers moved past the section's end:
+    a CubinFormatError naming the relocation section (the build failed in struct.pack_into)."""
+    data = cubin("../probes_rw3/global_tables", "sm_100a", "lineinfo")
+    bad = bytearray(data)
+    bad[_section_start(data, ".nv.merc.rela.nv.global.init") + 0x60] = 0xA6
+    with pytest.raises(CubinFormatError, match=r"section \.nv\.merc\.rela\.nv\.global\.init: a relocation at 0xa6 patches past the 0x3e bytes of \.nv\.global\.init"):
+        Module.from_cubin(bytes(bad))

@@ -58,6 +58,12 @@ def test_spec_is_versioned():
         ({"functions": [{"name": "k", "linkage": "public"}]}, "linkage 'public'"),
         ({"target": "sm_99"}, "unknown target 'sm_99'"),
         ({"functions": [{"name": "k"}, {"name": "k"}]}, "defined twice"),
+        ({"functions": [{"name": "k", "returns": 1.5}]}, r"\$\.functions\[0\]\.returns: expected a list, got float"),
+        ({"functions": [{"name": "k", "inlined": [["f", "0x10", 4]]}]}, r"\$\.functions\[0\]\.inlined\[0\]\[1\]: expected an integer, got str"),
+        ({"data": [{"name": "g", "space": "global", "size": True}]}, r"\$\.data\[0\]\.size: expected an integer, got bool"),
+        ({"options": {"arch": "sm_90", "maxrregcount": [1]}}, r"\$\.options: option value must be int, str or None"),
+        ({"functions": [{"name": "k", "facts": {"nvinfo": {"name": "k", "register_count": "many"}}}]}, r"\$\.functions\[0\]\.facts\.nvinfo: TypeError: .*register_count"),
+        ({"facts": {"mercury": {"$map": [[1, 2, 3]]}}}, r"\$\.facts\.mercury: \$map holds no list of \[key, value\] pairs"),
     ],
 )
 def test_bad_specs_name_the_offending_key(patch, message):
@@ -86,3 +92,18 @@ def test_fixed_api_names(cubin):
     module = Module.from_cubin(data)
     again = Module.from_spec(json.loads(json.dumps(module.to_spec())))
     assert again.to_cubin() == data
+
+
+def test_values_the_rules_cannot_read_give_a_model_error(cubin):
+    """Values of the right type the rules still cannot use: a launch bound of 0 threads, a
+    data alignment of 2**40 (ptxas pads the file to a section's alignment: a terabyte). Each is
+    a ModelError saying what failed (they were a ZeroDivisionError and a MemoryError)."""
+    spec = Module.from_cubin(cubin("func_calls", "sm_90", "def")).to_spec()
+    kernel = next(f for f in spec["functions"] if f["is_kernel"])
+    kernel["facts"]["nvinfo"]["maxntid"] = [0, 1, 1]
+    with pytest.raises(ModelError, match=r"the module does not build: ZeroDivisionError"):
+        from_spec(json.loads(json.dumps(spec))).to_cubin()
+    spec = Module.from_cubin(cubin("func_calls", "sm_90", "def")).to_spec()
+    spec["data"].append(to_spec(Module("sm_90", data=[DataObject("g", "global", 4, align=1 << 40)]))["data"][0])
+    with pytest.raises(ModelError, match=r"the file would be 0x1[0-9a-f]{10} bytes, more than 0x100000000 \(section \.nv\.global: alignment 0x10000000000\)"):
+        from_spec(spec).to_cubin()

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from ..errors import ModelError
 from .layout import Layout, layout
 from .model import ElfObject
+
+#: the largest file written: ptxas pads a section to its alignment in the file too (a
+#: .global of .align 1048576 makes a 1 MiB cubin), and an alignment or size of 2**40 from a
+#: hand-written spec would ask for a terabyte
+MAX_FILE_SIZE = 1 << 32
 
 
 def write(obj: ElfObject, lay: Layout | None = None) -> bytes:
     """The cubin bytes of ``obj``."""
     lay = lay or layout(obj)
+    if lay.file_size > MAX_FILE_SIZE:
+        big = max(lay.order, key=lambda s: (s.addralign, 0 if s.nobits else len(s.data)))
+        raise ModelError(f"the file would be {lay.file_size:#x} bytes, more than {MAX_FILE_SIZE:#x} (section {big.name}: alignment {big.addralign:#x})")
     out = bytearray(lay.file_size)
     out[0 : len(lay.ehdr.pack())] = lay.ehdr.pack()
     for s in lay.order:

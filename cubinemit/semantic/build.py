@@ -9,6 +9,7 @@ sm_100+ module raises NotImplementedError rather than give a cubin the builder c
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING
 
 import attrs
@@ -17,6 +18,7 @@ from ..elf.constants import NOTE_NAME_NVIDIA, NT_CUDA_CUINFO, NT_CUDA_TKINFO
 from ..elf.model import ElfObject, Section
 from ..elf.structs import pack_note
 from ..elf.writer import write
+from ..errors import ModelError
 from ..nvinfo import compat_records, encode_compat, has_compat_section
 from ..nvinfo.gating import fastpath_default
 from ..nvinfo.notes import CuInfo, PtxasOptions, TkInfo, encode_cuinfo, encode_tkinfo
@@ -234,10 +236,16 @@ def fill_mercury(
 
 
 def build(module: Module) -> bytes:
-    """The cubin ptxas would write for ``module``."""
-    obj, order = _build_object(module)
-    # (the Mercury filler changes bytes, relocations and symbols, never the section order)
-    return write(obj, layout(obj, order) if order is not None else None)
+    """The cubin ptxas would write for ``module``. A module whose values the rules cannot
+    read (a spec written by hand: a number out of range, a fact of another shape, a name that
+    names nothing) gives a ModelError saying what failed, the Python error as its cause; the
+    spec loader names the path of what it can check (:func:`cubinemit.semantic.spec.from_spec`)."""
+    try:
+        obj, order = _build_object(module)
+        # (the Mercury filler changes bytes, relocations and symbols, never the section order)
+        return write(obj, layout(obj, order) if order is not None else None)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ArithmeticError, struct.error) as exc:
+        raise ModelError(f"the module does not build: {type(exc).__name__}: {exc} (a value of another type or range than the rules read, or a name that names nothing)") from exc
 
 
 __all__ = ["build", "build_object", "write"]

@@ -77,14 +77,22 @@ def decode(value: Any, path: str = "$") -> Any:
         except (TypeError, ValueError):
             raise ModelError(f"{path}: not a hex string") from None
     if "$tuple" in value:
+        if not isinstance(value["$tuple"], list):
+            raise ModelError(f"{path}: $tuple holds no list")
         return tuple(_decode_item(v, path, i) for i, v in enumerate(value["$tuple"]))
     if "$map" in value:
-        return {
-            (k if type(k) in _PLAIN else decode(k, path)): (v if type(v) in _PLAIN else decode(v, f"{path}[{k!r}]"))
-            for k, v in value["$map"]
-        }
+        pairs = value["$map"]
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ModelError(f"{path}: $map holds no list of [key, value] pairs")
+        try:
+            return {
+                (k if type(k) in _PLAIN else decode(k, path)): (v if type(v) in _PLAIN else decode(v, f"{path}[{k!r}]"))
+                for k, v in pairs
+            }
+        except TypeError as exc:  # a key that cannot be one (a list or a map)
+            raise ModelError(f"{path}: {exc}") from None
     if "$type" in value:
-        cls = TYPES.get(value["$type"])
+        cls = TYPES.get(value["$type"]) if isinstance(value["$type"], str) else None
         if cls is None:
             raise ModelError(f"{path}: unknown $type {value['$type']!r}")
         fields = {k: decode(v, f"{path}.{k}") for k, v in value.items() if k != "$type"}
