@@ -18,9 +18,9 @@ from .elf.constants import (
 )
 from .elf.layout import Layout, layout
 from .elf.model import ElfObject
-from .elf.structs import unpack_notes
 from .errors import CubinFormatError
 from .nvinfo import compat_record_to_json, decode_callgraph, decode_compat, decode_nvinfo, record_to_json
+from .nvinfo.notes import section_notes
 
 
 def _in_file(exc: CubinFormatError, section_offset: int) -> CubinFormatError:
@@ -141,10 +141,7 @@ def describe(obj: ElfObject, lay: Layout | None = None) -> dict[str, Any]:
     for s in lay.order:
         if s.sh_type != SHT_NOTE:
             continue
-        try:
-            parsed = unpack_notes(s.data)
-        except ValueError as exc:
-            raise CubinFormatError(str(exc), offset=lay.offsets[id(s)], where=f"section {s.name}") from None
+        parsed = section_notes(s, lay.offsets[id(s)])
         notes[s.name] = [
             {"name": name.rstrip(b"\0").decode("latin-1"), "type": n_type, "desc": desc.hex(), **_decode_note_desc(n_type, desc)}
             for name, n_type, desc in parsed

@@ -244,3 +244,13 @@ def test_a_mercury_code_pointer_past_its_section(cubin):
     bad[_section_start(data, ".nv.merc.rela.nv.global.init") + 0x60] = 0xA6
     with pytest.raises(CubinFormatError, match=r"section \.nv\.merc\.rela\.nv\.global\.init: a relocation at 0xa6 patches past the 0x3e bytes of \.nv\.global\.init"):
         Module.from_cubin(bytes(bad))
+
+
+def test_a_tkinfo_string_that_is_not_utf8_names_the_note(cubin):
+    """ptxas writes its options and tool strings in UTF-8: a byte that is none is a format
+    error naming .note.nv.tkinfo (names elsewhere keep such bytes; these strings do not)."""
+    data = cubin("func_calls", "sm_90", "def")
+    bad = bytearray(data)
+    bad[data.index(b"-arch sm_90")] = 0xFF
+    with pytest.raises(CubinFormatError, match=r"\.note\.nv\.tkinfo.*is not UTF-8"):
+        Module.from_cubin(bytes(bad))

@@ -21,8 +21,7 @@ from ..arch import facts as arch_facts
 from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE, STT_FUNC
 from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
-from ..elf.structs import unpack_notes
-from ..errors import CubinFormatError, ModelError
+from ..errors import ModelError
 from .builder import ORDER_HB, ORDER_L, VRC_TENSOR_MEMORY, FunctionMap, build_function_info, clone_groups, maxreg_count, propagate
 from .callgraph import CallGraph, decode_callgraph
 from .catalogue import EIAttr
@@ -44,7 +43,7 @@ from .facts import (
     Sampler,
 )
 from .gating import Emission, Target, gate, parse_target
-from .notes import PtxasOptions, TkInfo, decode_tkinfo
+from .notes import PtxasOptions, TkInfo, decode_tkinfo, section_notes
 from .records import (
     Annotations,
     Atom16EmulRegMap,
@@ -79,15 +78,6 @@ _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAtt
 _BINDLESS_CODES = frozenset({EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK})
 #: functions -sanitize=memcheck links in
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
-
-
-def section_notes(section: Section) -> list[tuple[bytes, int, bytes]]:
-    """The notes of a SHT_NOTE section; a CubinFormatError naming the section where one runs
-    past its end."""
-    try:
-        return unpack_notes(section.data)
-    except ValueError as exc:
-        raise CubinFormatError(str(exc), where=f"section {section.name}") from None
 
 
 def _options(obj: ElfObject) -> PtxasOptions:

@@ -20,7 +20,9 @@ import types
 
 import attrs
 
-from ..errors import ModelError, SectionFormatError
+from ..elf.model import Section
+from ..elf.structs import unpack_notes
+from ..errors import CubinFormatError, ModelError, SectionFormatError
 
 PTXAS_TOOL_NAME = "ptxas"
 PTXAS_TOOL_VERSION = "Cuda compilation tools, release 13.0, V13.0.88"
@@ -245,6 +247,15 @@ def _pad4(n: int) -> int:
     return (n + 3) & ~3
 
 
+def section_notes(section: Section, at: int | None = None) -> list[tuple[bytes, int, bytes]]:
+    """The (name, type, desc) notes of a SHT_NOTE section; a CubinFormatError naming the
+    section (and ``at``, its file offset, where known) where one runs past its end."""
+    try:
+        return unpack_notes(section.data)
+    except ValueError as exc:
+        raise CubinFormatError(str(exc), offset=at, where=f"section {section.name}") from None
+
+
 def encode_tkinfo(info: TkInfo) -> bytes:
     """The desc bytes (padded with zeros to a multiple of 4)."""
     strings = (info.object_name, info.tool_name, info.tool_version, info.tool_branch, info.options_text)
@@ -254,7 +265,7 @@ def encode_tkinfo(info: TkInfo) -> bytes:
         if "\0" in s:
             raise ModelError(f".note.nv.tkinfo: string {s!r} contains NUL")
         offsets.append(len(blob))
-        blob += s.encode("utf-8", "surrogateescape") + b"\0"
+        blob += s.encode() + b"\0"
     if not 0 <= info.version < 1 << 32:
         raise ModelError(f".note.nv.tkinfo: version {info.version!r} out of range")
     desc = struct.pack("<6I", info.version, *offsets) + bytes(blob)
@@ -278,7 +289,7 @@ def decode_tkinfo(desc: bytes, *, where: str = ".note.nv.tkinfo") -> TkInfo:
         if end < 0:
             raise SectionFormatError(f"string {i} is not NUL-terminated", offset=24 + pos, where=where)
         try:
-            strings.append(blob[pos:end].decode("utf-8", "surrogateescape"))
+            strings.append(blob[pos:end].decode())
         except UnicodeDecodeError as exc:
             raise SectionFormatError(f"string {i} is not UTF-8 ({exc})", offset=24 + pos, where=where) from None
         pos = end + 1

@@ -39,7 +39,7 @@ from ..elf.order import relocated_banks, symbol_order, text_sections
 from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
-from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo
+from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
 from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 
 if TYPE_CHECKING:
@@ -51,8 +51,6 @@ def _note_desc(obj: ElfObject, name: str, n_type: int) -> bytes | None:
     section = obj.find_section(name)
     if section is None or section.sh_type != SHT_NOTE:
         return None
-    from ..nvinfo.decompose import section_notes
-
     for _, t, desc in section_notes(section):
         if t == n_type:
             return desc
