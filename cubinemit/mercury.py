@@ -1090,10 +1090,13 @@ def derive_merc_relocations(
     *,
     function_order: Sequence[str] | None = None,
     shared: Derivation | None = None,
+    data_order: Sequence[str] | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """The entries of a ``.nv.merc.rela.X`` as (offset, .nv.merc.symtab index, type, addend).
     ``function_order``: the module's functions in G order, which orders the entries of a
     function-address table (:func:`_optimizer_relocs`). ``shared``: see :func:`derive_merc_data`.
+    ``data_order``: the module's variables in declaration order, where the symbols do not give
+    it (weak variables' symbols come in walk order).
 
     ``.nv.merc.symtab`` is a prefix of ``.symtab`` (only the late bank symbols are dropped), so
     a symbol keeps its index."""
@@ -1168,9 +1171,12 @@ def derive_merc_relocations(
         # the variables from the last declared, each from its first word, and lists them last
         # made first (global_tables sm_100a: g_values+8 at 0, g_name+2, g_name, then $k$dbl,
         # $k$inc; declared g_ops first, $k$dbl and $k$inc come first; virtual_shapes: the
-        # vtables of Shape, Square, Circle although Circle's is placed first)
+        # vtables of Shape, Square, Circle although Circle's is placed first). A weak variable's
+        # symbol is made in walk order, not declaration order: ``data_order`` ranks them then
+        # (clang's weak vtables declared last: tests/probes_weak/weak_vtable_last, sm_100+)
         rel = [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
-        owners = [(n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
+        declared = {name: n for n, name in enumerate(data_order or ())}
+        owners = [(declared.get(y.name, n) if data_order is not None else n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
 
         def owner(offset: int) -> int:
             return next((n for n, lo, hi in owners if lo <= offset < hi), len(owners))

@@ -40,12 +40,30 @@ def _exact(ptx: Path, target: str, mode: str) -> str | None:
     return None if off is None else f"{ptx.stem} {target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"
 
 
+#: (probe, mode) the builder declines, and why (test_declined_data_probes)
+DECLINED = {
+    # -g: ptxas orders the functions the tables hold by a walk of the data the function order
+    # search does not model (k, f_b, f_c, f_a: V's, W's, then S's): declined, not written in
+    # another order
+    ("init_fptr_linkages", "g"): "declaration order not recovered",
+}
+
+
 @pytest.mark.parametrize("target", ALL_TARGETS)
 def test_data_probes_roundtrip(ptxas_ok, target):
     probes = [ptx for ptx in sorted(PROBES.glob("*.ptx")) if oracle.builds_for(ptx, target)]
     assert len(probes) >= 20
-    misses = [m for ptx in probes for mode in MODES if (m := _exact(ptx, target, mode))]
+    misses = [m for ptx in probes for mode in MODES if (ptx.stem, mode) not in DECLINED and (m := _exact(ptx, target, mode))]
     assert not misses, misses
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_100a"])
+def test_declined_data_probes(ptxas_ok, target):
+    """What the builder declines still declines, naming why (a fix moves the case above)."""
+    for (stem, mode), why in DECLINED.items():
+        data = oracle.compile_ptx(PROBES / f"{stem}.ptx", target, mode).read_bytes()
+        with pytest.raises(NotImplementedError, match=why):
+            semantic_roundtrip(data)
 
 
 @pytest.mark.parametrize("target", ALLOC_TARGETS)
@@ -178,3 +196,56 @@ def test_dead_shared_references(ptxas_ok, mode):
         names = {slot.text for slot in obj.shstrtab.slots}
         assert ".rel.text.k" not in names and ".rela.text.k" not in names
         assert any(y.name == ".nv.reservedSmem.cap" for y in obj.symbols) == cap_named
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_120"])
+def test_resolved_function_addresses_still_ask(ptxas_ok, target):
+    """Whole program: ptxas resolves the function addresses of the tables vt1, vt2 itself and
+    keeps only opp's entry (ops + 8, an offset, so .rela), yet vt2, declared last and no
+    offset in its first entry, asks .rel first (asked and dropped). The entries left do not
+    say so: the decomposition records the asks (fact resolved_data), and without it the
+    rebuild asks .rela alone."""
+    data = oracle.compile_ptx(PROBES / "init_fptr_table_last.ptx", target, "def").read_bytes()
+    obj = read_cubin(data)
+    names = [s.text for s in obj.shstrtab.slots]
+    assert names.index(".rel.nv.global.init") < names.index(".rela.nv.global.init")
+    assert {s.name for s in obj.sections if not s.mercury and s.name.endswith(".nv.global.init")} == {".rela.nv.global.init", ".nv.global.init"}
+    assert [(r.symbol.name, r.addend) for r in obj.find_section(".rela.nv.global.init").relocs] == [("ops", 8)]
+    module = Module.from_cubin(data)
+    assert module.facts["resolved_data"] == {".nv.global.init": [[".rel", False], [".rela", True]]}
+    assert module.to_cubin() == data
+    del module.facts["resolved_data"]
+    rebuilt = [s.text for s in read_cubin(module.to_cubin()).shstrtab.slots]
+    assert ".rel.nv.global.init" not in rebuilt
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_100a"])
+@pytest.mark.parametrize("mode", ["def", "c"])
+def test_initialiser_entries_in_declaration_order(ptxas_ok, target, mode):
+    """S (static), V, W (weak) hold function addresses, P = generic(V)+8; declared S V W P.
+    ptxas lists the initialisers' relocations variable by variable, visible and weak ones in
+    declaration order, then the static ones (executables resolve the function addresses and
+    keep P's entry alone), all four (V W P S) in the Mercury clone, whatever the symbol order (S
+    and W, LOCAL and WEAK, come before V and P). The rebuild follows the module's declaration
+    order, not the symbols' (it put S and W first)."""
+    data = oracle.compile_ptx(PROBES / "init_fptr_linkages.ptx", target, mode).read_bytes()
+    obj = read_cubin(data)
+    init = obj.find_section(".nv.global.init")
+    spans = [(y.name, y.value, y.value + y.size) for y in obj.symbols if y.section is init and y.size]
+
+    def owners(sec_name: str) -> list[str]:
+        out: list[str] = []
+        for s in obj.sections:
+            if s.name == sec_name:
+                for r in s.relocs:
+                    name = next(n for n, lo, hi in spans if lo <= r.offset < hi)
+                    if not out or out[-1] != name:
+                        out.append(name)
+        return out
+
+    kinds = [k for k in (".rel", ".rela") if obj.find_section(k + ".nv.global.init") is not None]
+    seen = [n for k in kinds for n in owners(k + ".nv.global.init")]
+    assert seen and all(a in ("V", "W", "P", "S") for a in seen)
+    if target == "sm_100a" and mode == "def":
+        assert owners(".nv.merc.rela.nv.global.init") == ["V", "W", "P", "S"]
+    assert Module.from_cubin(data).to_cubin() == data

@@ -103,3 +103,23 @@ def test_debug_spec_holds_leaf_data_only(debug_corpus, target, mode):
             assert bytes.fromhex(d["data"]) == original.section(d["name"]).data
             for r in d["relocations"]:
                 assert r["symbol"] is None or isinstance(r["symbol"], str)
+
+
+@pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_100a"])
+@pytest.mark.parametrize("mode", ["def", "c"])
+def test_unplaced_label_in_debug_info(debug_corpus, target, mode):
+    """clang's .debug_info names `.str`, a label the PTX never places: ptxas asks
+    .rela.debug_info, then names `.str` (an undefined LOCAL symbol) right after the
+    .debug_info section symbol; an executable drops its entry, relocatable output keeps it
+    (addend 0). The builder follows (it declined such labels outside .debug_loc)."""
+    data = debug_corpus[("dbg_unplaced_info_label", target, mode)].read_bytes()
+    obj = read_cubin(data)
+    names = [y.name for y in obj.symbols]
+    at = names.index(".str")
+    assert names[at - 1] == ".debug_info" and obj.symbols[at].section is None
+    strtab = [s.text for s in obj.strtab.slots]
+    assert strtab.index(".str") == strtab.index(".rela.debug_info") + 1
+    assert ".rel.debug_info" not in strtab
+    entries = [(r.symbol.name, r.addend) for r in obj.find_section(".rela.debug_info").relocs]
+    assert ((".str", 0) in entries) == (mode == "c")
+    assert Module.from_cubin(data).to_cubin() == data

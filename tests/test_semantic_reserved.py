@@ -103,3 +103,18 @@ def test_unknown_reserved_name_is_refused(ptxas_ok):
     module.function("k").facts["reserved_refs"] = ["begin", "end"]
     with pytest.raises(ModelError, match=r"function 'k': fact reserved_refs"):
         module.to_cubin()
+
+
+def test_renamed_bank_zeros_are_no_deleted_name(ptxas_ok):
+    """sm_90: .nv.constant3 keeps 4 zeros of its creation name .nv.constant.user in .strtab;
+    the deleted shared-memory cap right after it adds 21, as many as a deleted offset0 would.
+    The decomposition reads the tombstone as the cap (no reserved_refs fact): read as offset0,
+    the rebuild deleted the living offset0 and made no cap."""
+    data = oracle.compile_ptx(PROBES / "cap_after_constant3.ptx", "sm_90", "def").read_bytes()
+    assert _reserved(data) == [(OFFSET0, 0), ("", 1)]
+    slot = next(s for s in read_cubin(data).strtab.slots if s.text == ".nv.constant3")
+    assert slot.width - len(slot.encoded) == len(".nv.constant.user") - len(".nv.constant3") + len(CAP) + 1
+    assert slot.width - len(slot.encoded) == len(OFFSET0) + 1
+    module = Module.from_cubin(data)
+    assert all("reserved_refs" not in f.facts for f in module.functions)
+    assert module.to_cubin() == data

@@ -223,7 +223,7 @@ def fill_mercury(
         if s.relocs is not None:
             s.relocs = [
                 Relocation(off, obj.merc_symbols[i - 1] if i else None, t, a)
-                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g, shared=shared)
+                for off, i, t, a in mercury.derive_merc_relocations(obj, s, facts, function_order=g, shared=shared, data_order=[d.name for d in module.data])
             ]
         elif s.name.startswith(".nv.merc.nv.info"):
             s.data = mercury.derive_merc_info(obj, s.clone_of, facts)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from ..arch import Family, family_of
 from ..elf.constants import (
     ET_EXEC,
     SHF_ALLOC,
@@ -1173,9 +1174,12 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     functions a kernel has copies of (fo_fptr_global: ``~.rel.nv.constant.user
     ~.rela.nv.constant.user ~.rel.nv.global.init ~.rela.nv.global.init``, every target); .rela
     alone for one no kernel reaches (fo_shuffle_data); from sm_90 on the .rela may stay, empty
-    (virtual_shapes: vtables of cloned methods, tests/probes_rw3). Fact ``resolved_data``: per
-    data section (final name) the kinds asked, in order, each with whether it stays."""
-    from .data import RELOCATION_ORDER, SECTIONS
+    (virtual_shapes: vtables of cloned methods, tests/probes_rw3). Resolved entries count
+    where entries are left too: a function table declared after a pointer with an offset asks
+    .rel first although only .rela entries stay (tests/probes_weak/weak_vtable_last). Fact
+    ``resolved_data``: per data section (final name) the kinds asked, in order, each with
+    whether it stays, where the entries left do not give them (data.initialiser_asks)."""
+    from .data import GLOBAL_INIT, CONSTANT3, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_of
 
     if module.options.get("compile_only") or module.device_debug:
         return
@@ -1187,18 +1191,28 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
             continue
         created = SECTIONS[name].creation_name(obj.sm)
         asks = []
+        left = False
         for kind in (".rel", ".rela"):
             names = list(dict.fromkeys(f"{kind}{n}" for n in (created, name)))
             at = [position[x] for x in names if x in position]
             if at:
                 stays = [kept[x] for x in names if x in kept]
-                if stays and (stays[0].relocs or len(stays) > 1):
-                    asks = []  # relocations kept: not a resolved-only section
+                if len(stays) > 1:
                     break
+                left = left or bool(stays and stays[0].relocs)
                 asks.append((min(at), kind, bool(stays)))
         else:
-            if asks:
-                resolved[name] = [[kind, stays] for _, kind, stays in sorted(asks)]
+            asked = [[kind, stays] for _, kind, stays in sorted(asks)]
+            if left:
+                if name not in (GLOBAL_INIT, CONSTANT3):
+                    continue
+                variables = [d for d in module.data if d.space in ("global", "const") and section_of(d) == name]
+                relocs = [r for d in variables for r in d.relocations]
+                default = initialiser_asks(family_of(obj.sm) is Family.LEGACY, relocs, rela_asked_first(variables, {d.name for d in variables}))
+                if asked == [[kind, entries is not None] for kind, entries in default]:
+                    continue
+            if asked:
+                resolved[name] = asked
     if resolved:
         module.facts["resolved_data"] = resolved
 

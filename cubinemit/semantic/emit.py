@@ -58,7 +58,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -899,6 +899,14 @@ class _Emitter:
         .debug_str). ``labels``: unplaced PTX labels (undefined local symbols), named after the
         first relocation; below sm_90 the first one asks .rela (an executable drops it empty),
         from sm_90 on they follow both asks (nvcc -G dbg_inline, .debug_loc)."""
+        if labels and sec.name in _RELA_ALWAYS and not rela_first:
+            # a label the DWARF names but the PTX never places (clang -O0 -g: .debug_info names
+            # a printf format string `.str`, the IR name LLVM renamed `_$_str`) follows the
+            # .rela ask; an executable drops the entry, relocatable output keeps it (every
+            # family, every mode: tests/probes_debug/dbg_unplaced_info_label)
+            self.ask_relocations(sec, [(".rela", relocs or None)])
+            self.label_symbols(labels)
+            return
         if labels:
             if sec.name != ".debug_loc" or rela_first or not relocs:
                 raise NotImplementedError(f"unplaced labels in {sec.name} are not implemented yet")
@@ -1372,32 +1380,18 @@ class _Emitter:
             else:
                 lay = p.layouts[name]
                 relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
-                # ptxas makes the initialisers' relocations walking the variables from the
-                # last declared back, each from its first element: a pointer with an offset
-                # (generic(x)+8) asks .rela, any other .rel, and the first one met asks first
-                # (global_tables: compute_75 PTX declares g_ops = {f, g} last, `.rel .rela`;
-                # compute_100 PTX g_ptr = generic(g_values)+8 last, `.rela .rel`; every target;
-                # tests/probes_data init_*_last)
-                last = next((v for v in reversed(p.variables) if v.name in lay.offsets and v.relocations), None)
-                rela_first = last is not None and bool(min(last.relocations, key=lambda r: r.offset).addend)
-            if not relocs:
-                # function addresses ptxas resolved itself: the relocation sections it asked,
-                # dropped or kept empty (decompose._resolved_data_relocations)
-                asks = self.m.facts.get("resolved_data", {}).get(name, ())  # type: ignore[union-attr]
-                self.ask_relocations(sec, [(str(kind), [] if stays else None) for kind, stays in asks])
+                rela_first = rela_asked_first(p.variables, lay.offsets)
+            legacy = self.family is Family.LEGACY
+            resolved = self.m.facts.get("resolved_data", {}).get(name)  # type: ignore[union-attr]
+            if resolved is not None:
+                # function addresses ptxas resolved itself (whole program) ask sections of their
+                # own: the sections asked, in order, each dropped or kept (empty or with the
+                # entries left; decompose._resolved_data_relocations)
+                rel, rela = _split(relocs) if legacy else ([], relocs)
+                left = {".rel": rel, ".rela": rela}
+                self.ask_relocations(sec, [(str(kind), left[str(kind)] or ([] if stays else None)) for kind, stays in resolved])
                 continue
-            if self.family is Family.LEGACY:
-                # below sm_90 a pointer with an offset goes to .rela, the others to .rel, both
-                # kept (alone when every pointer has an offset, tests/probes_data gptr_addend)
-                rel, rela = _split(relocs)
-                asks = [(kind, entries) for kind, entries in ((".rel", rel), (".rela", rela)) if entries]
-                self.ask_relocations(sec, asks[::-1] if rela_first else asks)
-            elif any(not r.addend for r in relocs):
-                # sm_90+: every entry ends in .rela, the .rel asked is dropped
-                asks = [(".rel", None), (".rela", relocs)]
-                self.ask_relocations(sec, asks[::-1] if rela_first else asks)
-            else:
-                self.ask_relocations(sec, [(".rela", relocs)])
+            self.ask_relocations(sec, initialiser_asks(legacy, relocs, rela_first))
 
     def visible_data_symbols(self) -> None:
         """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
