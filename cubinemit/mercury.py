@@ -1176,7 +1176,7 @@ def derive_merc_relocations(
         # (clang's weak vtables declared last: tests/probes_weak/weak_vtable_last, sm_100+)
         rel = [(r.offset, idx(r.symbol), mercury_reloc_type(r.type, tname, r.symbol), r.addend or 0) for r in orig.relocs]
         declared = {name: n for n, name in enumerate(data_order or ())}
-        owners = [(declared.get(y.name, n) if data_order is not None else n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
+        owners = [(declared.get(y.name, len(declared) + n) if data_order is not None else n, y.value, y.value + y.size) for n, y in enumerate(obj.symbols) if y.section is target and y.type != STT_SECTION and y.size]
 
         def owner(offset: int) -> int:
             return next((n for n, lo, hi in owners if lo <= offset < hi), len(owners))
