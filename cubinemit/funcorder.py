@@ -704,7 +704,10 @@ def callgraph(
     table = _table(functions)
     if mode.whole_program:
         _check_order(table, mode, order)
-        return CallGraph([CallEdge(k, e) for k, externs in _kernel_externs(functions, table, order).items() for e in reversed(externs)])
+        # a kernel whose address an initializer holds (R_CUDA_FUNC_DESC_64) is marked taken,
+        # with no string, in function order (tests/probes_data init_kernel_addresses)
+        marks = [FunctionMark(k, 0) for k in order if k in table and table[k].is_kernel and table[k].taken_by_data]
+        return CallGraph([CallEdge(k, e) for k, externs in _kernel_externs(functions, table, order).items() for e in reversed(externs)], marks)
     created = symbol_creation_order(functions, mode, order)
     defined_callers = [n for n in created if table[n].is_defined]
     calls = [CallEdge(n, c) for n in defined_callers for c in table[n].calls]

@@ -165,6 +165,7 @@ _DATA_TYPES: dict[int, int] = {
     2: _M["ABS64"],  # R_CUDA_64
     4: _M["G64"],  # R_CUDA_G64
     6: _M["TEX_HEADER_INDEX"],
+    35: _M["FUNC_DESC_64"],  # R_CUDA_FUNC_DESC_64: a kernel's address (init_kernel_addresses)
     52: _M["SURF_HEADER_INDEX"],
     73: _M["UNUSED_CLEAR64"],
     101: _M["SAMP_HEADER_INDEX"],  # R_CUDA_SAMP_HEADER_INDEX_0

@@ -90,6 +90,16 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     # the call graph (.nv.callgraph, which -g folds along) and the functions in tables, from
     # the functions' call facts and the data: derived, never read from the spec
     cg = derive_callgraph(list(ptx), module.ordering_mode(), [f.name for f in texts], string_offset=by_text.__getitem__, sm=module.sm) if graph is not None else CallGraph()
+    if cg.address_taken and module.ordering_mode().whole_program:
+        # whole program: the kernels initializers take are marked the first function first,
+        # then in the order of their .nv.constant4 slots, their declaration order (CUDA samples
+        # Mandelbrot, clang -fgpu-rdc: 0f 0d 1f 1d; tests/probes_data init_kernel_addresses:
+        # kb, the first function, then ka kc)
+        bank = obj.find_section(".nv.constant4")
+        slots = [r.symbol.name for s in obj.relocation_sections() if bank is not None and s.info is bank for r in sorted(s.relocs or (), key=lambda r: r.offset) if r.symbol is not None]
+        first = texts[0].name if texts else None
+        rank = {n: i for i, n in enumerate(slots)}
+        cg = attrs.evolve(cg, address_taken=sorted(cg.address_taken, key=lambda m: -1 if m.function == first else rank.get(m.function, len(rank))))
     tables = tuple(dict.fromkeys(n for names in function_tables(module).values() for n in names))
     mfacts = attrs.evolve(mfacts, call_graph=cg, table_functions=tables)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]

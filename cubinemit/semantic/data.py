@@ -76,6 +76,8 @@ CONSTANT4 = ".nv.constant4"
 
 #: R_CUDA_64: the relocation of each .nv.constant4 slot
 R_CUDA_64 = 2
+#: R_CUDA_FUNC_DESC_64: a kernel's address in a variable's initializer, and its slot
+R_CUDA_FUNC_DESC_64 = 35
 
 #: the size of constant bank 0, which relocatable code asks the linker for: ptxas's test of a
 #: generic address against the .const window (isspacep.global/.const) reads it through an
@@ -194,6 +196,8 @@ class DataPlan:
     variables: tuple[DataObject, ...]
     layouts: dict[str, SectionLayout]
     constant4: tuple[str, ...]
+    #: the kernels whose addresses initializers hold, with the first .nv.constant4 slots
+    descriptors: tuple[str, ...] = ()
 
     def walk(self) -> list[DataObject]:
         return [v for v in self.variables if walked_first(v)] + [v for v in self.variables if not walked_first(v)]
@@ -235,6 +239,22 @@ def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | N
         per_function = [sorted({c for c in by_name[n].calls if c in externs}, key=declared.index) for n in function_order]
         gvars = [GlobalVar(v.name, v.size, v.align, walked_first(v), v.init is not None) for v in variables if v.space == "global"]
         slots = constant4_order(per_function, gvars)
+        # a kernel's address in an initializer (clang -fgpu-rdc's __clang_gpu_used_external)
+        # takes a slot too (R_CUDA_FUNC_DESC_64), before the variables', the kernels in
+        # declaration order (CUDA samples Mandelbrot: {1d, 1f, 0d, 0f} declared 0f 0d 1f 1d
+        # has those slots), and the bank is made before any variable (tests/probes_data
+        # init_kernel_addresses)
+        taken = {str(r.symbol) for v in variables for r in v.relocations if r.type == R_CUDA_FUNC_DESC_64}
+        descriptors = [n for n in declared if n in taken]
+        given = module.facts.get("descriptor_order")  # decompose._descriptor_slots
+        if given is not None:
+            if not isinstance(given, list) or sorted(map(str, given)) != sorted(descriptors):
+                raise ModelError(f"fact descriptor_order {given!r} does not list the kernels initializers take: {', '.join(descriptors)}")
+            descriptors = [str(n) for n in given]
+        if descriptors:
+            if per_function and per_function[0]:
+                raise NotImplementedError("kernel addresses in initializers beside extern calls of the first function: the order of their .nv.constant4 slots is not measured")
+            return DataPlan(tuple(variables), layouts, tuple(descriptors + [n for n in slots if n not in descriptors]), tuple(descriptors))
     return DataPlan(tuple(variables), layouts, tuple(slots))
 
 

@@ -652,6 +652,7 @@ def decompose(obj: ElfObject) -> Module:
         _drop_shared_asks(module)
     decompose_reserved_reads(obj, module)
     _resolved_data_relocations(obj, module)
+    _descriptor_slots(obj, module)
     derived = _nvinfo_facts(obj, module, symbols)
     if module.options.get("compile_only"):
         _first_function_launches(obj, module)
@@ -1215,6 +1216,25 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
                 resolved[name] = asked
     if resolved:
         module.facts["resolved_data"] = resolved
+
+
+def _descriptor_slots(obj: ElfObject, module: Module) -> None:
+    """Whole program: the kernels initializers take hold the first .nv.constant4 slots in
+    their declaration order (data.plan), which the function order search does not pin down
+    between weak kernels (CUDA samples Mandelbrot, clang -fgpu-rdc: four weak template
+    kernels). Fact ``descriptor_order`` where the slots give another order than the
+    declaration order found."""
+    from .data import CONSTANT4, R_CUDA_FUNC_DESC_64
+
+    if module.options.get("compile_only") or module.device_debug:
+        return
+    bank = next((s for s in obj.sections if not s.mercury and s.name == CONSTANT4), None)
+    if bank is None:
+        return
+    relocs = [r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs]
+    slots = [r.symbol.name for r in sorted(relocs, key=lambda r: r.offset) if r.type == R_CUDA_FUNC_DESC_64 and r.symbol is not None]
+    if slots and slots != [f.name for f in module.functions if f.name in slots]:
+        module.facts["descriptor_order"] = slots
 
 
 def _resolved_indirect_call(obj: ElfObject, fn: Function, names: dict[str, int], kept_sections: set[str]) -> None:

@@ -58,7 +58,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
 from .texrefs import REF_TYPES
 
@@ -1094,6 +1094,22 @@ class _Emitter:
             self.late_shared.append((self.data_symbols[v.name], late))
         self.place(v)  # .nv.constant4 after the first .global variable's symbol
 
+    def descriptor_names(self) -> None:
+        """Whole program: the weak kernels whose addresses initializers hold and whose symbols
+        are not made yet get them once the first function's own symbols are made, before its
+        inlined copies' and its relocations; their code sections come later (clang
+        -fgpu-rdc's __clang_gpu_used_external = {weak template kernels}: CUDA samples
+        matrixMul, nbody, sm_90 and sm_100a, the shared-memory cap's tombstone before the
+        name; tests/probes_data init_kernel_addresses)."""
+        if self.rel or self.debug or self.plan is None:
+            return
+        # in declaration order, as their .nv.constant4 slots (data.plan; Mandelbrot's {1d, 1f,
+        # 0d, 0f} declared 0f 0d 1f 1d names 0f, 0d, 1f, 1d)
+        for name in self.plan.descriptors:
+            fn = self.functions.get(name)
+            if fn is not None and fn.linkage == "weak" and fn.name not in self.func_symbols:
+                self.func_symbols[fn.name] = self.obj.new_symbol(fn.name, info=_WEAK_FUNC, other=STO_CUDA_ENTRY if fn.is_kernel else 0, size=len(fn.sass))
+
     def dropped(self, v: DataObject) -> bool:
         """-g: a .shared variable no function references. ptxas drops it, but walks it first: a
         module variable makes .nv_debug.shared at its place in the data walk (made and deleted
@@ -1305,7 +1321,8 @@ class _Emitter:
         the first .nv.constant4 slot and the bank is made before any variable."""
         p = self.plan
         first = self.functions.get(self.order_names[0]) if self.order_names else None
-        if p is not None and p.constant4 and first is not None and self.extern_calls(first):
+        if p is not None and p.constant4 and ((first is not None and self.extern_calls(first)) or p.descriptors):
+            # kernel addresses in initializers take the first slots the same way
             self.data_section(CONSTANT4)
 
     def later_extern_slots(self, fn: Function) -> None:
@@ -1375,7 +1392,7 @@ class _Emitter:
             if name == CONSTANT4:
                 addend = None if self.family is Family.LEGACY else 0
                 # one R_CUDA_64 per slot, listed from the last slot back
-                relocs = [Relocation(8 * i, R_CUDA_64, slot, addend) for i, slot in reversed(list(enumerate(p.constant4)))]
+                relocs = [Relocation(8 * i, R_CUDA_FUNC_DESC_64 if slot in p.descriptors else R_CUDA_64, slot, addend) for i, slot in reversed(list(enumerate(p.constant4)))]
                 rela_first = False
             else:
                 lay = p.layouts[name]
@@ -1586,6 +1603,7 @@ class _Emitter:
                 nvi.link, nvi.info = self.symtab, text
             if i == 0:
                 self.address_taken_symbols(fn)
+                self.descriptor_names()
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
             for callee, offset, size in clones_in_order(fn):
