@@ -269,3 +269,24 @@ def test_kernel_addresses_take_constant4_slots(ptxas_ok, target):
     assert names.index(".nv.constant4") < names.index(".nv.global.init") < names.index("used") < names.index("kc") < names.index(".text.kc")
     module = Module.from_cubin(data)
     assert module.to_cubin() == data
+
+
+@pytest.mark.parametrize("mode", ["def", "c"])
+def test_edits_beside_kernel_addresses_are_refused(ptxas_ok, tmp_path, mode, monkeypatch):
+    """Reordering (or removing) functions of a module whose variable holds kernel addresses
+    is refused, naming the variable: let through, the rebuild differs from ptxas's cubin of
+    the PTX declared in the new order (the slots, weak symbols and -c EXTERNS records
+    move in ways not measured)."""
+    from cubinemit.semantic import model as semantic_model
+
+    src = PROBES / "init_kernel_addresses.ptx"
+    data = oracle.compile_ptx(src, "sm_90", mode).read_bytes()
+    with pytest.raises(ModelError, match=r"cannot reorder functions: 'used' holds kernel addresses"):
+        Module.from_cubin(data).reorder_functions(["ka", "kb", "kc"])
+    edited = tmp_path / "init_kernel_addresses.ptx"
+    edited.write_text(src.read_text().replace(".weak .entry kc(.param .u64 p);\n.weak .entry kb(.param .u64 p);", ".weak .entry kb(.param .u64 p);\n.weak .entry kc(.param .u64 p);"))
+    want = oracle.compile_ptx(edited, "sm_90", mode).read_bytes()
+    monkeypatch.setattr(semantic_model.Module, "_refuse_kernel_addresses", lambda self, edit: None)
+    module = Module.from_cubin(data)
+    module.reorder_functions(["ka", "kb", "kc"])
+    assert module.to_cubin() != want

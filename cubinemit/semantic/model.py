@@ -714,6 +714,7 @@ class Module:
                 raise ModelError(f"cannot remove {name!r}: its {dbg.name} rows are not removable yet")
         self._refuse_moved_debug_sequences(f"remove {name!r}", gone)
         self._refuse_carried_bindless(f"remove {name!r}")
+        self._refuse_kernel_addresses(f"remove {name!r}")
         self._refuse_unexplained_compat(f"remove {name!r}")
         debug, facts = self._lines_edited(f"remove {name!r}", removed=name, gone=frozenset(gone))
         from .frame import prune
@@ -1448,6 +1449,18 @@ class Module:
         for i, d in zip(slots, refs):
             self.data[i] = d
 
+    def _refuse_kernel_addresses(self, edit: str) -> None:
+        """ModelError when a module variable holds kernel addresses (R_CUDA_FUNC_DESC_64: clang
+        -fgpu-rdc's __clang_gpu_used_external): where such kernels' symbols, .nv.constant4
+        slots and -c EXTERNS records go after an edit is not measured, and removals and
+        reorders of CUDA samples Mandelbrot and matrixMul built so gave other bytes than ptxas
+        (tests/probes_data init_kernel_addresses)."""
+        from .data import R_CUDA_FUNC_DESC_64
+
+        for d in self.data:
+            if any(r.type == R_CUDA_FUNC_DESC_64 for r in d.relocations):
+                raise ModelError(f"cannot {edit}: {d.name!r} holds kernel addresses, and where their symbols, slots and EXTERNS records go after an edit is not modelled")
+
     def _refuse_carried_bindless(self, edit: str) -> None:
         """ModelError when a function carries its BINDLESS_*_BANK records as a fact (below
         sm_90 under -c and -g ptxas repeats them, nvinfo.builder._bindless): how many and in
@@ -1688,6 +1701,7 @@ class Module:
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_recompiled_under_g("reorder functions")
         self._refuse_carried_bindless("reorder functions")
+        self._refuse_kernel_addresses("reorder functions")
         self._refuse_moved_indirect_callers("reorder functions", functions)
         refs = self._references_after("reorder functions", functions)
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
