@@ -705,7 +705,8 @@ def callgraph(
     if mode.whole_program:
         _check_order(table, mode, order)
         # a kernel whose address an initializer holds (R_CUDA_FUNC_DESC_64) is marked taken,
-        # with no string, in function order (tests/probes_data init_kernel_addresses)
+        # with no string (their order: semantic.build, from the .nv.constant4 slots;
+        # tests/probes_data init_kernel_addresses)
         marks = [FunctionMark(k, 0) for k in order if k in table and table[k].is_kernel and table[k].taken_by_data]
         return CallGraph([CallEdge(k, e) for k, externs in _kernel_externs(functions, table, order).items() for e in reversed(externs)], marks)
     created = symbol_creation_order(functions, mode, order)
