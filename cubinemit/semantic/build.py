@@ -95,8 +95,9 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
         # then in the order of their .nv.constant4 slots, their declaration order (CUDA samples
         # Mandelbrot, clang -fgpu-rdc: 0f 0d 1f 1d; tests/probes_data init_kernel_addresses:
         # kb, the first function, then ka kc)
-        bank = obj.find_section(".nv.constant4")
-        slots = [r.symbol.name for s in obj.relocation_sections() if bank is not None and s.info is bank for r in sorted(s.relocs or (), key=lambda r: r.offset) if r.symbol is not None]
+        from .data import constant4_slots
+
+        slots = [r.symbol.name for r in constant4_slots(obj) or () if r.symbol is not None]
         first = texts[0].name if texts else None
         rank = {n: i for i, n in enumerate(slots)}
         cg = attrs.evolve(cg, address_taken=sorted(cg.address_taken, key=lambda m: -1 if m.function == first else rank.get(m.function, len(rank))))

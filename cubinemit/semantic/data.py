@@ -63,6 +63,7 @@ from ..elf.constants import (
 )
 from ..elf.constants import SHN_COMMON, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_SECTION
 from ..elf.model import ElfObject, Section, Symbol
+from ..elf.model import Relocation as ElfRelocation
 from ..elf.order import symbol_order
 from ..errors import ModelError
 from ..nvinfo.gating import instruction_words
@@ -511,9 +512,13 @@ def decompose_data(obj: ElfObject, module: Module, symbols: list[Symbol] | None 
         return first  # .shared ones only: -c lays none out, -g checks its rebuild (_check_debug_shared)
     kept = len(module.data)
     fallback: list[str] | None = None
+
+    def walked(order: list[str]) -> list[Symbol]:
+        return [by_name[n] for n in order if id(by_name[n]) not in walked_shared] + internal
+
     while True:
         try:
-            _decompose_data_in(obj, module, sections, externs, [by_name[n] for n in first if id(by_name[n]) not in walked_shared] + internal, _relocations)
+            _decompose_data_in(obj, module, sections, externs, walked(first), _relocations)
             if weak:
                 _check_constant4(obj, module)
                 _check_relocation_asks(obj, module, strict=fallback is not None or mode is Mode.RELOCATABLE)
@@ -528,7 +533,7 @@ def decompose_data(obj: ElfObject, module: Module, symbols: list[Symbol] | None 
         nxt = next(orders, None)
         if nxt is None and fallback is not None:
             nxt, first = fallback, fallback
-            _decompose_data_in(obj, module, sections, externs, [by_name[n] for n in first if id(by_name[n]) not in walked_shared] + internal, _relocations)
+            _decompose_data_in(obj, module, sections, externs, walked(first), _relocations)
             _check_constant4(obj, module)
             return first
         if nxt is None:
@@ -558,20 +563,33 @@ def _check_relocation_asks(obj: ElfObject, module: Module, strict: bool = True) 
         rel, rela = at.get(".rel" + name), at.get(".rela" + name)
         if rel is None or rela is None:
             continue
-        names = {d.name for d in module.data if d.space in ("global", "const") and section_of(d) == name}
+        names = {d.name for d in section_variables(module.data, name)}
         if rela_asked_first(module.data, names) != (rela < rel):
             error = NotImplementedError if strict else _AsksElsewhere
             raise error(f"{name}: its relocation sections are not asked in this declaration order")
 
 
-def _check_constant4(obj: ElfObject, module: Module) -> None:
-    """Whole program: the .global variables hold their .nv.constant4 slots in walk order."""
+def constant4_slots(obj: ElfObject) -> list[ElfRelocation] | None:
+    """The relocations of .nv.constant4's slots (not its Mercury clone's), by slot offset;
+    None without the bank."""
     bank = next((s for s in obj.sections if not s.mercury and s.name == CONSTANT4), None)
     if bank is None:
+        return None
+    return sorted((r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs or ()), key=lambda r: r.offset)
+
+
+def section_variables(data: Sequence[DataObject], name: str) -> list[DataObject]:
+    """The .global/.const variables of ``data`` that live in data section ``name``."""
+    return [d for d in data if d.space in ("global", "const") and section_of(d) == name]
+
+
+def _check_constant4(obj: ElfObject, module: Module) -> None:
+    """Whole program: the .global variables hold their .nv.constant4 slots in walk order."""
+    relocs = constant4_slots(obj)
+    if relocs is None:
         return
-    relocs = [r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs]
     names = {d.name for d in module.data if d.space == "global"}
-    slots = [r.symbol.name for r in sorted(relocs, key=lambda r: r.offset) if r.symbol is not None and r.symbol.name in names]
+    slots = [r.symbol.name for r in relocs if r.symbol is not None and r.symbol.name in names]
     walk = [d.name for d in module.data if d.space == "global" and walked_first(d)] + [d.name for d in module.data if d.space == "global" and not walked_first(d)]
     if slots != walk:
         raise NotImplementedError(".nv.constant4: the slots of the .global variables are not in this walk order")
@@ -602,10 +620,14 @@ def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Secti
         s = sections[sid]
         starts = {n: off for n, off, _ in placed[sid]}
         rank = {v.name: i for i, v in enumerate(variables)}
+
+        def owner_of(offset: int, starts: dict[str, int] = starts, variables: list[DataObject] = variables) -> DataObject | None:
+            return next((v for v in variables if starts[v.name] <= offset < starts[v.name] + v.size), None)
+
         for kind in (".rel", ".rela"):
             last = -1
             for r in _relocations(obj.find_section(f"{kind}{s.name}")):
-                owner = next((v for v in variables if starts[v.name] <= r.offset < starts[v.name] + v.size), None)
+                owner = owner_of(r.offset)
                 if owner is None:
                     raise NotImplementedError(f"{s.name}: relocation at {r.offset:#x} lies outside every variable")
                 # ptxas lists the entries variable by variable in declaration order (weak
@@ -618,7 +640,7 @@ def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Secti
         # order (sm_100+ whole program: the weak vtables' entries after ops' and opp's)
         for m in obj.sections:
             if m.mercury and m.relocs and isinstance(m.info, Section) and m.info.clone_of is s:
-                owners = [next((v for v in variables if starts[v.name] <= q.offset < starts[v.name] + v.size), None) for q in m.relocs]
+                owners = [owner_of(q.offset) for q in m.relocs]
                 ranks = [rank[v.name] for v in owners if v is not None]
                 if ranks != sorted(ranks):
                     raise NotImplementedError(f"{m.name}: the relocation entries are not in this declaration order")

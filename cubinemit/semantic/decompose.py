@@ -1180,7 +1180,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     .rel first although only .rela entries stay (tests/probes_weak/weak_vtable_last). Fact
     ``resolved_data``: per data section (final name) the kinds asked, in order, each with
     whether it stays, where the entries left do not give them (data.initialiser_asks)."""
-    from .data import GLOBAL_INIT, CONSTANT3, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_of
+    from .data import GLOBAL_INIT, CONSTANT3, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_variables
 
     if module.options.get("compile_only") or module.device_debug:
         return
@@ -1207,7 +1207,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
             if left:
                 if name not in (GLOBAL_INIT, CONSTANT3):
                     continue
-                variables = [d for d in module.data if d.space in ("global", "const") and section_of(d) == name]
+                variables = section_variables(module.data, name)
                 relocs = [r for d in variables for r in d.relocations]
                 default = initialiser_asks(family_of(obj.sm) is Family.LEGACY, relocs, rela_asked_first(variables, {d.name for d in variables}))
                 if asked == [[kind, entries is not None] for kind, entries in default]:
@@ -1224,15 +1224,11 @@ def _descriptor_slots(obj: ElfObject, module: Module) -> None:
     between weak kernels (CUDA samples Mandelbrot, clang -fgpu-rdc: four weak template
     kernels). Fact ``descriptor_order`` where the slots give another order than the
     declaration order found."""
-    from .data import CONSTANT4, R_CUDA_FUNC_DESC_64
+    from .data import R_CUDA_FUNC_DESC_64, constant4_slots
 
     if module.options.get("compile_only") or module.device_debug:
         return
-    bank = next((s for s in obj.sections if not s.mercury and s.name == CONSTANT4), None)
-    if bank is None:
-        return
-    relocs = [r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs]
-    slots = [r.symbol.name for r in sorted(relocs, key=lambda r: r.offset) if r.type == R_CUDA_FUNC_DESC_64 and r.symbol is not None]
+    slots = [r.symbol.name for r in constant4_slots(obj) or () if r.type == R_CUDA_FUNC_DESC_64 and r.symbol is not None]
     if slots and slots != [f.name for f in module.functions if f.name in slots]:
         module.facts["descriptor_order"] = slots
 
