@@ -419,9 +419,13 @@ def _is_debug_g(obj: ElfObject) -> bool:
     """EXEC under -g: shared-memory addresses include the debugger's window."""
     if obj.e_type != ET_EXEC:
         return False
-    return obj.find_section(".nv_debug.shared") is not None or any(
-        s.name.startswith(".nv_debug_info_reg") for s in obj.sections
-    )
+    if obj.find_section(".nv_debug.shared") is not None or any(s.name.startswith(".nv_debug_info_reg") for s in obj.sections):
+        return True
+    # -g -suppress-debug-info drops those sections but keeps the window (t1 -g
+    # -suppress-debug-info sm_100a: tests/probes_flags suppress_debug_shared)
+    from .nvinfo.notes import object_options
+
+    return object_options(obj).debug
 
 
 def derive_merc_symbols(obj: ElfObject, facts: MercuryFacts) -> list[Symbol]:
@@ -505,7 +509,22 @@ def _offset_positions(code: int, body: bytes, fmt: int = _SVAL) -> list[int]:
     if code == _MBARRIER:
         return list(range(0, len(body), 16))
     if code == _ANNOTATIONS:
-        return list(range(4, len(body), 8))
+        # SpillRefill {1, offset}, InstructionInfo {2, offset, length, text}, FunctionInfo
+        # {3, length, text}: the texts padded to 4 (nvinfo.codec)
+        pos, out = 0, []
+        while pos + 8 <= len(body):
+            kind, word = struct.unpack_from("<II", body, pos)
+            if kind == 1:
+                out.append(pos + 4)
+                pos += 8
+            elif kind == 2 and pos + 12 <= len(body):
+                out.append(pos + 4)
+                pos += 12 + (struct.unpack_from("<I", body, pos + 8)[0] + 3 & ~3)
+            elif kind == 3:
+                pos += 8 + (word + 3 & ~3)
+            else:
+                break
+        return out
     if code in (_ATOM16_REGMAP, _UNUSED_LOAD):  # (offset, register) / (offset, used-byte mask) pairs
         return list(range(0, len(body), 8))
     if code == _INDIRECT_BRANCH:

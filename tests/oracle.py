@@ -41,6 +41,20 @@ MODES: dict[str, list[str]] = {
     "lineinfo_c": ["-lineinfo", "-c"],
     "g_c": ["-g", "-c"],
     "O0_c": ["-O0", "-c"],
+    # flags whose outputs tests/test_semantic_flags.py measures
+    "annotate": ["-annotate"],
+    "annotate_c": ["-annotate", "-c"],
+    "annotate_g": ["-annotate", "-g"],
+    "preserve": ["-preserve-relocs"],
+    "preserve_c": ["-preserve-relocs", "-c"],
+    "preserve_g_c": ["-preserve-relocs", "-g", "-c"],
+    "sdi_g": ["-g", "-suppress-debug-info"],
+    "ofc": ["-Ofc", "max"],
+    "ofc_c": ["-Ofc", "min", "-c"],
+    "ofc_g": ["-Ofc", "mid", "-g"],
+    "pic_c": ["-c", "-pic", "true"],
+    "split": ["-split-compile", "2"],
+    "split_c": ["-split-compile", "2", "-c"],
 }
 
 

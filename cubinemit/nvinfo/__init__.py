@@ -89,6 +89,7 @@ from .notes import (
     encode_tkinfo,
 )
 from .records import (
+    AnnotationNote,
     Annotations,
     Atom16EmulRegMap,
     ByteValue,
@@ -121,6 +122,7 @@ from .records import (
 __all__ = [
     "COMPAT_SPECS",
     "EIATTR_SPECS",
+    "AnnotationNote",
     "Annotations",
     "Atom16EmulRegMap",
     "Atom16Emulation",

@@ -44,6 +44,7 @@ from .catalogue import EIAttr
 from .facts import REF_PARAM_OFFSET, SPARSE_MMA_KINDS, SURFACE, TEXTURE, Clone, FunctionFacts, ModuleFacts
 from .gating import Emission, Target, gate, parse_target
 from .records import (
+    AnnotationNote,
     Annotations,
     Atom16EmulRegMap,
     ByteValue,
@@ -795,8 +796,8 @@ def build_function_info(
     barriers = f.num_barriers if prop is None else prop.num_barriers
     if f.num_barriers:
         s.add(EIAttr.NUM_BARRIERS, ByteValue(EIAttr.NUM_BARRIERS, barriers))
-    if f.spill_refill_offsets:
-        s.add(EIAttr.ANNOTATIONS, Annotations(f.spill_refill_offsets))
+    if f.spill_refill_offsets or f.instruction_notes or f.annotated_instructions is not None:
+        s.add(EIAttr.ANNOTATIONS, _annotations(f))
     if module.sanitize is not None:
         s.add(EIAttr.SANITIZE, HalfValue(EIAttr.SANITIZE, _SANITIZE_VALUE))
     if f.atom16_emulations:
@@ -1122,3 +1123,12 @@ def build_module_info(
     for f in functions_in_text_order:
         out[f".nv.info.{f.name}"] = build_function_info(None, module, f, functions=by_name, layout=layouts.get(f.name), symbol_rank=symbol_rank)
     return out
+
+
+def _annotations(f: FunctionFacts) -> Annotations:
+    """ANNOTATIONS: spills, -annotate's remarks, and its FunctionInfo, whose register count is
+    the function's own (REGCOUNT before -g propagation; ptxas -annotate, every probe)."""
+    info = None
+    if f.annotated_instructions is not None:
+        info = f"instr/R-regs: {f.annotated_instructions} instructions, {f.register_count} R-regs"
+    return Annotations(f.spill_refill_offsets, (AnnotationNote(n.offset, n.text) for n in f.instruction_notes), info)

@@ -28,7 +28,10 @@ from .catalogue import (
     compat_attr_name,
 )
 from .records import (
+    ANNOTATION_FUNCTION_INFO,
+    ANNOTATION_INSTRUCTION_INFO,
     ANNOTATION_SPILL_REFILL,
+    AnnotationNote,
     DIM3_ATTRS,
     OFFSET_ATTRS,
     SYMBOL_LIST_ATTRS,
@@ -246,10 +249,68 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
     if attr is EIAttr.INDIRECT_BRANCH_TARGETS:
         return _decode_indirect(body)
     if attr is EIAttr.ANNOTATIONS:
-        if size % 8 or words is None or any(t != ANNOTATION_SPILL_REFILL for t in words[0::2]):
-            return None
-        return Annotations(words[1::2])
+        return _decode_annotations(body)
     return None
+
+
+def _decode_annotations(body: bytes) -> Annotations | None:
+    """The sub-records of an ANNOTATIONS body; None (raw) where one is unknown or malformed, or
+    where they do not stand in the order the encoder writes."""
+    spills: list[int] = []
+    notes: list[AnnotationNote] = []
+    info: str | None = None
+    pos = 0
+    try:
+        while pos < len(body):
+            if info is not None:
+                return None  # FunctionInfo closes the record
+            (kind,) = struct.unpack_from("<I", body, pos)
+            if kind == ANNOTATION_SPILL_REFILL:
+                spills.append(struct.unpack_from("<I", body, pos + 4)[0])
+                pos += 8
+                continue
+            if kind == ANNOTATION_INSTRUCTION_INFO:
+                offset, length = struct.unpack_from("<II", body, pos + 4)
+                pos += 12
+            elif kind == ANNOTATION_FUNCTION_INFO:
+                (length,) = struct.unpack_from("<I", body, pos + 4)
+                pos += 8
+            else:
+                return None
+            raw = body[pos : pos + length]
+            if length == 0 or len(raw) != length or raw[-1] != 0:
+                return None
+            text = raw[:-1].decode("utf-8")
+            pos += (length + 3) & ~3
+            if kind == ANNOTATION_INSTRUCTION_INFO:
+                notes.append(AnnotationNote(offset, text))
+            else:
+                info = text
+        record = Annotations(spills, notes, info)
+    except (struct.error, UnicodeDecodeError, ValueError):
+        return None
+    return record if _annotations_payload(record) == body else None
+
+
+def _annotations_payload(record: Annotations) -> bytes:
+    def text(t: str) -> bytes:
+        b = t.encode("utf-8") + b"\0"
+        return struct.pack("<I", len(b)) + b + bytes(-len(b) % 4)
+
+    # SpillRefill and InstructionInfo merged by offset, a spill first at a tie, each list in its
+    # own order (ptxas -annotate on llm.c layernorm_backward and the CUDA samples'
+    # marchingCubes; tests/probes_flags annotate_notes)
+    spills, notes, parts = list(record.spill_refill_offsets), list(record.notes), []
+    while spills or notes:
+        if spills and (not notes or spills[0] <= notes[0].offset):
+            parts.append(struct.pack("<II", ANNOTATION_SPILL_REFILL, spills.pop(0)))
+        else:
+            n = notes.pop(0)
+            parts.append(struct.pack("<II", ANNOTATION_INSTRUCTION_INFO, n.offset) + text(n.text))
+    out = b"".join(parts)
+    if record.function_info is not None:
+        out += struct.pack("<I", ANNOTATION_FUNCTION_INFO) + text(record.function_info)
+    return out
 
 
 _FLAG, _BYTE_VALUE, _HALF_VALUE = UNCHECKED[Flag], UNCHECKED[ByteValue], UNCHECKED[HalfValue]
@@ -377,7 +438,7 @@ def _sval_payload(record: NvInfoRecord, symbol_index: SymbolIndex) -> bytes:
             struct.pack("<III", b.offset, b.reserved, len(b.targets)) + _pack_words(b.targets) for b in record.branches
         )
     if isinstance(record, Annotations):
-        return _pack_words(w for off in record.spill_refill_offsets for w in (ANNOTATION_SPILL_REFILL, off))
+        return _annotations_payload(record)
     raise ModelError(f"not an .nv.info record: {record!r}")
 
 

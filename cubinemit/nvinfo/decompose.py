@@ -13,12 +13,13 @@ chosen (for example ``.minnctapersm`` rather than ``.maxnreg`` when both explain
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import attrs
 
 from ..arch import facts as arch_facts
-from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, SHT_NOTE, STT_FUNC
+from ..elf.constants import SHT_CUDA_CALLGRAPH, SHT_CUDA_INFO, STT_FUNC
 from ..elf.order import symbol_order, text_sections
 from ..elf.model import ElfObject, Section, Symbol
 from ..errors import ModelError
@@ -34,6 +35,7 @@ from .facts import (
     Clone,
     FunctionFacts,
     IndirectJump,
+    InstructionNote,
     MbarrierUse,
     ModuleFacts,
     Param,
@@ -43,7 +45,7 @@ from .facts import (
     Sampler,
 )
 from .gating import Emission, Target, gate, parse_target
-from .notes import PtxasOptions, TkInfo, decode_tkinfo, section_notes
+from .notes import PtxasOptions, object_options
 from .records import (
     Annotations,
     Atom16EmulRegMap,
@@ -63,11 +65,12 @@ from .records import (
     U32Value,
 )
 
-_NT_TKINFO = 2000
 _STO_CUDA_ENTRY = 0x10
 _STT_FUNC = 2
 _DEBUG_SECTION = ".nv_debug_info_reg_sass"
 _UNBOUNDED = 0xFFFFFFFF
+#: ANNOTATIONS FunctionInfo as ptxas -annotate writes it
+_FUNCTION_INFO = re.compile(r"instr/R-regs: (\d+) instructions, (\d+) R-regs")
 #: the codes the builder writes in a function's .nv.info: a record of any other code would be
 #: dropped by the decomposition, so it declines instead
 _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAttr)) | {
@@ -78,19 +81,6 @@ _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAtt
 _BINDLESS_CODES = frozenset({EIAttr.BINDLESS_TEXTURE_BANK, EIAttr.BINDLESS_SURFACE_BANK})
 #: functions -sanitize=memcheck links in
 _INSTRUMENTATION_PREFIX = "__cuda_sanitizer_"
-
-
-def _options(obj: ElfObject) -> PtxasOptions:
-    for s in obj.sections:
-        if s.sh_type != SHT_NOTE:
-            continue
-        for _name, n_type, desc in section_notes(s):
-            if n_type == _NT_TKINFO:
-                info: TkInfo = decode_tkinfo(desc)
-                if isinstance(info.options, PtxasOptions):
-                    return info.options
-                raise ModelError(f".note.nv.tkinfo options {info.options!r} are not a ptxas options string")
-    return PtxasOptions()
 
 
 def _infer_alignments(sizes: list[int], offsets: list[int], origin: int = 0) -> list[int]:
@@ -161,7 +151,7 @@ def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> 
             raise LookupError(f"no symbol {index}")
         return names[index]
 
-    options = _options(obj)
+    options = object_options(obj)
     target = parse_target(options.arch if isinstance(options.arch, str) else f"sm_{obj.sm}")
     info: dict[str, list[NvInfoRecord]] = {}
     graph = CallGraph()
@@ -282,6 +272,9 @@ def _function(
     if unknown:
         names = ", ".join(sorted({getattr(a, "name", str(a)) for a in unknown}))
         raise NotImplementedError(f".nv.info.{name}: {names} records are not modelled")
+    if any(r.attr is EIAttr.ANNOTATIONS and r.raw for r in recs):
+        # a layout the codec does not read would be dropped by the rebuild
+        raise NotImplementedError(f".nv.info.{name}: an ANNOTATIONS record whose sub-records are not modelled")
 
     def one(attr: EIAttr) -> NvInfoRecord | None:
         got = by.get(attr)
@@ -378,7 +371,14 @@ def _function(
                 raise ModelError(f"{name}: INDIRECT_BRANCH_TARGETS entry with reserved word {b.reserved:#x}")
         kw["indirect_branches"] = tuple(IndirectJump(b.offset, b.targets) for b in ibt.branches)
     ann = one(EIAttr.ANNOTATIONS)
-    kw["spill_refill_offsets"] = ann.spill_refill_offsets if isinstance(ann, Annotations) else ()
+    if isinstance(ann, Annotations):
+        kw["spill_refill_offsets"] = ann.spill_refill_offsets
+        kw["instruction_notes"] = tuple(InstructionNote(n.offset, n.text) for n in ann.notes)
+        if ann.function_info is not None:
+            m = _FUNCTION_INFO.fullmatch(ann.function_info)
+            if m is None or int(m[2]) != kw["register_count"]:
+                raise NotImplementedError(f".nv.info.{name}: ANNOTATIONS FunctionInfo {ann.function_info!r} is not the form the builder writes")
+            kw["annotated_instructions"] = int(m[1])
     irm = one(EIAttr.INSTR_REG_MAP)
     kw["instr_reg_map"] = irm.values if isinstance(irm, U32List) else None
     crs = one(EIAttr.CRS_STACK_SIZE)

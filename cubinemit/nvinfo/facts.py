@@ -203,6 +203,15 @@ class IndirectJump:
 
 
 @attrs.frozen
+class InstructionNote:
+    """A compiler remark on the instruction at a .text offset (ANNOTATIONS InstructionInfo,
+    -annotate: ``0x80000010 - Not unrolled: Unsupported loop index variable``)."""
+
+    offset: int = attrs.field(validator=_nonneg(32))
+    text: str = attrs.field(validator=attrs.validators.instance_of(str))
+
+
+@attrs.frozen
 class Atom16Emulation:
     """A 16-bit atomic emulated by a 32-bit CAS loop: the CAS offset and its register."""
 
@@ -297,6 +306,12 @@ class FunctionFacts:
     indirect_branches: tuple[IndirectJump, ...] = attrs.field(default=(), converter=_tuple_of(IndirectJump))
     #: .text offsets of register spill/refill instructions (ANNOTATIONS SpillRefill)
     spill_refill_offsets: tuple[int, ...] = attrs.field(default=(), converter=_ints, validator=_u32s)
+    #: -annotate's remarks on instructions (ANNOTATIONS InstructionInfo)
+    instruction_notes: tuple[InstructionNote, ...] = attrs.field(default=(), converter=_tuple_of(InstructionNote))
+    #: -annotate: the instructions ptxas counted for the function (ANNOTATIONS FunctionInfo,
+    #: ``instr/R-regs: N instructions, <register_count> R-regs``); a compiler fact, as the
+    #: count is taken before the final passes (sm_100 and -g code has more); None: no FunctionInfo
+    annotated_instructions: int | None = attrs.field(default=None, validator=_opt(32))
     #: INSTR_REG_MAP words (sm_80-89 mbarrier kernels); their meaning is unknown, so a fact
     instr_reg_map: tuple[int, ...] | None = attrs.field(default=None)
     # --- usage flags

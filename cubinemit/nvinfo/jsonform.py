@@ -27,6 +27,7 @@ from .records import (
     SYMBOL_VALUE_ATTRS,
     U32_ATTRS,
     WORDS_ATTRS,
+    AnnotationNote,
     Annotations,
     Atom16EmulRegMap,
     ByteValue,
@@ -160,7 +161,8 @@ def _sval_from_json(attr: EIAttr, d: dict[str, Any]) -> NvInfoRecord:
     if attr is EIAttr.INDIRECT_BRANCH_TARGETS:
         return IndirectBranchTargets(IndirectBranch(**b) for b in d["branches"])
     if attr is EIAttr.ANNOTATIONS:
-        return Annotations(d["spill_refill_offsets"])
+        notes = (AnnotationNote(**n) for n in d.get("notes", ()))
+        return Annotations(d["spill_refill_offsets"], notes, d.get("function_info"))
     raise ValueError(f"no typed SVAL layout for {attr.cuobjdump_name}")
 
 
@@ -235,7 +237,13 @@ def _text_fields(record: NvInfoRecord) -> str:
     if isinstance(record, IndirectBranchTargets):
         return "; ".join(f"{_hex(b.offset)} -> {' '.join(map(_hex, b.targets))}" for b in record.branches)
     if isinstance(record, Annotations):
-        return "SpillRefill " + " ".join(map(_hex, record.spill_refill_offsets))
+        parts = []
+        if record.spill_refill_offsets:
+            parts.append("SpillRefill " + " ".join(map(_hex, record.spill_refill_offsets)))
+        parts.extend(f"InstructionInfo {_hex(n.offset)} {n.text!r}" for n in record.notes)
+        if record.function_info is not None:
+            parts.append(f"FunctionInfo {record.function_info!r}")
+        return "; ".join(parts)
     if isinstance(record, SamplerInit):
 
         def mode(v: int, names: Mapping[int, str | None]) -> str:

@@ -20,7 +20,8 @@ import types
 
 import attrs
 
-from ..elf.model import Section
+from ..elf.constants import NT_CUDA_TKINFO, SHT_NOTE
+from ..elf.model import ElfObject, Section
 from ..elf.structs import unpack_notes
 from ..errors import CubinFormatError, ModelError, SectionFormatError
 
@@ -254,6 +255,20 @@ def section_notes(section: Section, at: int | None = None) -> list[tuple[bytes, 
         return unpack_notes(section.data)
     except ValueError as exc:
         raise CubinFormatError(str(exc), offset=at, where=f"section {section.name}") from None
+
+
+def object_options(obj: ElfObject) -> PtxasOptions:
+    """The options a cubin's ``.note.nv.tkinfo`` records (none given where it has no note)."""
+    for s in obj.sections:
+        if s.sh_type != SHT_NOTE:
+            continue
+        for _name, n_type, desc in section_notes(s):
+            if n_type == NT_CUDA_TKINFO:
+                info = decode_tkinfo(desc)
+                if isinstance(info.options, PtxasOptions):
+                    return info.options
+                raise ModelError(f".note.nv.tkinfo options {info.options!r} are not a ptxas options string")
+    return PtxasOptions()
 
 
 def encode_tkinfo(info: TkInfo) -> bytes:

@@ -470,16 +470,41 @@ class IndirectBranchTargets:
     raw: ClassVar[bool] = False
 
 
-#: ANNOTATIONS sub-record types, as cuobjdump names them. Only SpillRefill has a known length.
+#: ANNOTATIONS sub-record types, as cuobjdump names them.
 ANNOTATION_SPILL_REFILL = 1
+ANNOTATION_INSTRUCTION_INFO = 2
+ANNOTATION_FUNCTION_INFO = 3
 ANNOTATION_TYPES = types.MappingProxyType({1: "SpillRefill", 2: "InstructionInfo", 3: "FunctionInfo"})
+
+
+def _text(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not isinstance(value, str) or "\0" in value:
+        raise ValueError(f"{attribute.name} must be a str without NUL, not {value!r}")
+
+
+@attrs.frozen
+class AnnotationNote:
+    """An InstructionInfo sub-record ``{u32 2, u32 .text offset, u32 length, text NUL, zeros to 4}``:
+    a compiler remark on one instruction (-annotate: ``0x80000010 - Not unrolled: ...``)."""
+
+    offset: int = attrs.field(validator=_u(32))
+    text: str = attrs.field(validator=_text)
+
+
+def _notes(v: Iterable[AnnotationNote]) -> tuple[AnnotationNote, ...]:
+    return tuple(v)
 
 
 @attrs.frozen
 class Annotations:
-    """ANNOTATIONS: SpillRefill sub-records ``{u32 1, u32 .text offset}``, one per spill/refill instruction."""
+    """ANNOTATIONS: SpillRefill sub-records ``{u32 1, u32 .text offset}``, one per spill/refill
+    instruction, and InstructionInfo notes, merged by .text offset (a SpillRefill first at a
+    tie); then, under -annotate, one FunctionInfo ``{u32 3, u32 length, text NUL, zeros to 4}``
+    (``instr/R-regs: N instructions, R R-regs``). A record in another order decodes raw."""
 
     spill_refill_offsets: tuple[int, ...] = attrs.field(converter=_ints, validator=_u32_tuple)
+    notes: tuple[AnnotationNote, ...] = attrs.field(default=(), converter=_notes)
+    function_info: str | None = attrs.field(default=None, validator=attrs.validators.optional(_text))
     attr: ClassVar[EIAttr] = EIAttr.ANNOTATIONS
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False

@@ -104,6 +104,11 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     tables = tuple(dict.fromkeys(n for names in function_tables(module).values() for n in names))
     mfacts = attrs.evolve(mfacts, call_graph=cg, table_functions=tables)
     ffacts = [from_json(FunctionFacts, f.facts["nvinfo"]) for f in texts]  # type: ignore[arg-type]
+    if module.options.get("annotate"):
+        # -annotate writes every function's FunctionInfo; its instruction count is the compiler's
+        for ff in ffacts:
+            if ff.annotated_instructions is None:
+                raise ModelError(f"function {ff.name!r}: -annotate needs the instruction count ptxas reports (fact nvinfo.annotated_instructions)")
     if ffacts and module.options.get("compile_only") and not module.facts.get("launches_unlisted"):
         launched = [k for k in launched_kernels(module) if k != ffacts[0].name and k not in ffacts[0].externs]
         if launched:

@@ -41,7 +41,7 @@ from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
-from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
+from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation, unmodelled_options
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
@@ -509,10 +509,10 @@ def decompose(obj: ElfObject) -> Module:
     if not isinstance(options, PtxasOptions):
         raise ModelError(f"options string {options!r} is not one the model knows")
     target = options.arch or "sm_75"
-    if options.extensible_whole_program:
-        raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
-    if options.sanitize:
-        raise NotImplementedError(f"-sanitize={options.sanitize} output is not implemented yet")
+    kernels = sum(1 for y in obj.symbols if y.type == STT_FUNC and y.other & STO_CUDA_ENTRY and y.section is not None)
+    why = unmodelled_options(attrs.asdict(options), kernels=kernels)
+    if why is not None:
+        raise NotImplementedError(why)
     module = Module(target=target, options=attrs.asdict(options), ptx_target=decode_cuinfo(cu).sm)
     if not options.debug and obj.find_section(".nv_debug_info_reg_sass") is not None:
         # PTX that says `.target sm_XX, debug` (nvcc -G) is built as under -g, register maps

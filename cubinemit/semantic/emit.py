@@ -59,7 +59,7 @@ from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
-from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation
+from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation, unmodelled_options
 from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
@@ -186,6 +186,8 @@ class _Emitter:
         self.g_positions: dict[str, list[int]] = {}  # where each name stands in g_functions
         self.handle_banks: dict[str, Section] = {}
         self.txq = False
+        self.resolved_ghosts = False  # -preserve-relocs -c below sm_90 (ask_relocations)
+        self.resolved_asked: set[str] = set()  # the targets whose .nv.resolvedrela is made
 
     # -- helpers -------------------------------------------------------------------------------
     def section(self, name: str, sh_type: int, *, symbol: bool = False, **kw: object) -> Section:
@@ -223,6 +225,12 @@ class _Emitter:
         for prefix, entries in asks:
             sh_type, size = (SHT_REL, 16) if prefix == ".rel" else (SHT_RELA, 24)
             sec = self.section(f"{prefix}{target.name}", sh_type, flags=flags, addralign=8, entsize=size, share=share)
+            if self.resolved_ghosts and target.name not in self.resolved_asked:
+                # -preserve-relocs -c below sm_90: ptxas makes .nv.resolvedrela<X> after the
+                # first ask for X and drops it, nothing being resolved (tests/probes_flags
+                # preserve_relocs_c)
+                self.resolved_asked.add(target.name)
+                self.ghost(f".nv.resolvedrela{target.name}", SHT_RELA)
             if entries is None:
                 self.drop(sec)
             else:
@@ -1525,16 +1533,16 @@ class _Emitter:
         self.rel = bool(m.options.get("compile_only"))
         self.debug = m.device_debug  # -g, or PTX with `.target ..., debug` (nvcc -G)
         self.mode = m.ordering_mode()
-        if m.options.get("extensible_whole_program"):
-            # measured, not all modelled: e_type 0xff00 without program headers, a dropped
-            # .nv.uft.entry after the notes, no .nv.rel.action below sm_90, but also _param and
-            # __ocg_const names and other reserved-SMEM values (order/texquery/calls -ewp)
-            raise NotImplementedError("-ewp (extensible whole program) output is not implemented yet")
-        if m.options.get("sanitize"):
-            # the sanitizer's injected functions, $ADDRESS$ symbols and .nv.resolvedrela
-            raise NotImplementedError(f"-sanitize={m.options['sanitize']} output is not implemented yet")
+        why = unmodelled_options(m.options, kernels=sum(f.is_kernel and f.linkage != "extern" for f in m.functions))
+        if why is not None:
+            raise NotImplementedError(why)
         if self.rel:
             obj.e_type = ET_REL
+        preserve = bool(m.options.get("preserve_relocs")) and self.family is Family.LEGACY
+        if preserve and not self.rel:
+            # whole program keeps the .nv.resolvedrela sections of what it resolved
+            raise NotImplementedError("-preserve-relocs whole-program output below sm_90 (.nv.resolvedrela sections) is not implemented yet")
+        self.resolved_ghosts = preserve
         order = self.function_order()
         self.copy_names = builtin_copy_names(m, [f.name for f in order])
         self.shared = shared_layout(m, self.sm)

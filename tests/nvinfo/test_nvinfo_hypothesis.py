@@ -17,6 +17,7 @@ from cubinemit.nvinfo.records import (
     SYMBOL_VALUE_ATTRS,
     U32_ATTRS,
     WORDS_ATTRS,
+    AnnotationNote,
     Annotations,
     Atom16EmulRegMap,
     ByteValue,
@@ -97,7 +98,12 @@ records = st.one_of(
     st.builds(
         IndirectBranchTargets, st.lists(st.builds(IndirectBranch, u32, st.lists(u32, max_size=5), u32), max_size=3)
     ),
-    st.builds(Annotations, words),
+    st.builds(
+        Annotations,
+        words,
+        st.lists(st.builds(AnnotationNote, u32, st.text(st.characters(blacklist_characters="\0"), max_size=12)), max_size=3),
+        st.one_of(st.none(), st.text(st.characters(blacklist_characters="\0"), max_size=20)),
+    ),
     st.builds(RawRecord, st.sampled_from([1, 2, 3]), u8, st.binary(min_size=2, max_size=2)),
     # SVAL raw records: codes without a typed layout (a typed code would need valid symbol indices)
     st.builds(RawRecord, st.just(4), st.sampled_from(RAW_SVAL_CODES), st.binary(max_size=40)),
