@@ -187,3 +187,27 @@ def test_annotate_needs_the_instruction_count(ptxas_ok):
     del kernel.facts["nvinfo"]["annotated_instructions"]
     with pytest.raises(ModelError, match="'k_notes': -annotate needs the instruction count"):
         module.to_cubin()
+
+
+def test_removal_under_suppressed_debug_info_is_refused(ptxas_ok, tmp_path, monkeypatch):
+    """-g -suppress-debug-info drops the line tables, not -g's code generation: removing
+    k_annotated, whose .maxnreg capped the registers of its callee scale, is refused as under
+    -g. Let through, the rebuild keeps scale's old .debug_frame, not what ptxas writes for the
+    PTX without k_annotated."""
+    from cubinemit.errors import ModelError
+    from cubinemit.semantic import model as semantic_model
+
+    src = PROBES / "annotate_notes.ptx"
+    data = oracle.compile_ptx(src, "sm_90", "sdi_g").read_bytes()
+    with pytest.raises(ModelError, match="launch bounds cap the registers of 'scale'"):
+        Module.from_cubin(data).remove_function("k_annotated")
+    text = src.read_text()
+    start = text.index(".visible .entry k_annotated")
+    end = text.index("\n ret;\n}\n", start) + len("\n ret;\n}\n")
+    edited = tmp_path / "annotate_notes.ptx"
+    edited.write_text(text[:start] + text[end:])
+    want = oracle.compile_ptx(edited, "sm_90", "sdi_g").read_bytes()
+    monkeypatch.setattr(semantic_model.Module, "_refuse_loosened_register_budget", lambda self, edit, gone: None)
+    module = Module.from_cubin(data)
+    module.remove_function("k_annotated")
+    assert module.to_cubin() != want

@@ -1405,7 +1405,10 @@ class Module:
         f_c2, and without k_chain, f_c1's only caller, f_shared f_c3 f_c2 f_c1); one
         measurement, so a kept function whose only kernel callers go is refused rather than
         guessed."""
-        if not self.device_debug or not self._has_line_tables():
+        # -g code generation, with or without the line tables (-suppress-debug-info drops
+        # them: annotate_notes -g -suppress-debug-info without k_annotated, whose .maxnreg
+        # capped scale, came out with the old .debug_frame; tests/probes_flags)
+        if not self.device_debug:
             return
         self._refuse_recompiled_under_g(edit, gone)
         self._refuse_loosened_register_budget(edit, gone)
@@ -1423,7 +1426,7 @@ class Module:
                     kept = sorted(call_closure(by_name, k.name) - {k.name} - gone)
                     if kept:
                         raise ModelError(f"cannot {edit}: under -g {k.name!r}'s .nv.constant2 may hold constants of {kept[0]!r}, which ptxas then lays out anew (its code changes)")
-        if self.sm < 90:
+        if self.sm < 90 or not self._has_line_tables():
             return
         for f in kernels:
             if f.name not in gone:
@@ -1558,7 +1561,7 @@ class Module:
         (:meth:`_refuse_moved_debug_shared`): 707 removals from CUDA samples, llm.c, ggml and
         tinygrad modules -g (sm_80, sm_90, sm_120) match ptxas, and the 10 refused are those
         whose layout moves or whose function order the cubin does not tell."""
-        if not self.device_debug or not self._has_line_tables():
+        if not self.device_debug:
             return
         spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler") or (gone is None and d.space == "shared" and d.linkage != "extern")), None)
         if spaced is not None:
