@@ -55,6 +55,9 @@ MODES: dict[str, list[str]] = {
     "pic_c": ["-c", "-pic", "true"],
     "split": ["-split-compile", "2"],
     "split_c": ["-split-compile", "2", "-c"],
+    "mev": ["-make-errors-visible-at-exit"],
+    "mev_c": ["-make-errors-visible-at-exit", "-c"],
+    "mev_lineinfo": ["-make-errors-visible-at-exit", "-lineinfo"],
 }
 
 

@@ -6,6 +6,8 @@
   entries, merged with the remarks by .text offset.
 * -preserve-relocs -c below sm_90: after the first relocation section asked for a section X,
   ptxas makes ``.nv.resolvedrela<X>`` and drops it; its name stays in both string tables.
+* -make-errors-visible-at-exit adds GEN_ERRBAR_AT_EXIT after each function's block of the
+  module .nv.info, as -g does.
 * -g -suppress-debug-info drops the debug sections but not the debugger's shared window, which
   the Mercury clone of a shared variable's symbol leaves out.
 * -Ofc whole program (and -c without kernels), -pic true -c, -split-compile (-c, or whole
@@ -33,6 +35,7 @@ ROUNDTRIP = {
     "annotate_notes": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ("annotate", "annotate_c", "annotate_g")),
     "preserve_relocs_c": (("sm_75", "sm_86", "sm_90", "sm_100a"), ("preserve_c", "preserve_g_c")),
     "suppress_debug_shared": (("sm_90", "sm_100a", "sm_120"), ("sdi_g",)),
+    "errbar_at_exit": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ("mev", "mev_c", "mev_lineinfo")),
     # ptxas ignores -Ofc under -g; -Ofc -c with kernels writes what -c does
     "declined_flags": (("sm_75", "sm_90", "sm_100a"), ("ofc_g", "ofc_c")),
 }
@@ -211,3 +214,20 @@ def test_removal_under_suppressed_debug_info_is_refused(ptxas_ok, tmp_path, monk
     module = Module.from_cubin(data)
     module.remove_function("k_annotated")
     assert module.to_cubin() != want
+
+
+@pytest.mark.parametrize("mode", ["mev", "mev_c"])
+def test_errbar_at_exit_as_ptxas_writes_it(ptxas_ok, mode):
+    """One GEN_ERRBAR_AT_EXIT per function block, right after its FRAME_SIZE (ptxas output);
+    none without the flag."""
+
+    def module_records(m: str) -> list:
+        obj = read_cubin(oracle.compile_ptx(PROBES / "errbar_at_exit.ptx", "sm_90", m).read_bytes())
+        return decode_nvinfo(obj.find_section(".nv.info").data, section=".nv.info", symbol_name=str)
+
+    recs = module_records(mode)
+    errbars = [i for i, r in enumerate(recs) if r.attr is EIAttr.GEN_ERRBAR_AT_EXIT]
+    functions = [r for r in recs if r.attr is EIAttr.REGCOUNT]
+    assert len(errbars) == len(functions) == (3 if mode == "mev_c" else 2)
+    assert all(recs[i - 1].attr is EIAttr.FRAME_SIZE for i in errbars)
+    assert not any(r.attr is EIAttr.GEN_ERRBAR_AT_EXIT for r in module_records(mode.replace("mev", "def").replace("def_c", "c")))

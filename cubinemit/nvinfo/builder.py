@@ -1074,14 +1074,15 @@ def build_global_info(
                 if pattern == "P5" or f.recursive:
                     out.append(_sym(EIAttr.MIN_STACK_SIZE, name, UNBOUNDED if f.recursive else frame))
                 out.append(_sym(EIAttr.FRAME_SIZE, name, frame))
-            if module.debug:  # pragma: no cover - P4/P5 are whole-program patterns
+            if module.debug or module.errors_visible_at_exit:
                 out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
             continue
         else:
             for c in reversed(clone_order(f)):
                 out.append(_sym(EIAttr.FRAME_SIZE, c.name, c.frame_size))
         out.append(_sym(EIAttr.FRAME_SIZE, f.name, f.frame_size))
-        if module.debug:
+        if module.debug or module.errors_visible_at_exit:
+            # -make-errors-visible-at-exit asks what -g implies (tests/probes_flags errbar_at_exit)
             out.append(Flag(EIAttr.GEN_ERRBAR_AT_EXIT))
     if kernel_less and not merc_first:
         out.append(_merc(t))

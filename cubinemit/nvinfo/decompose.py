@@ -188,6 +188,7 @@ def facts_from_cubin(obj: ElfObject, *, symbols: list[Symbol] | None = None) -> 
         debug=debug,
         extensible_whole_program=options.extensible_whole_program,
         tools_patch=options.tools_patch,
+        errors_visible_at_exit=options.make_errors_visible_at_exit,
         sanitize=None if options.sanitize is None else str(options.sanitize),
         maxrregcount=options.maxrregcount if isinstance(options.maxrregcount, int) else None,
         opt_level=options.opt_level if isinstance(options.opt_level, int) else None,

@@ -399,6 +399,8 @@ class ModuleFacts:
     extensible_whole_program: bool = False
     #: -astoolspatch
     tools_patch: bool = False
+    #: -make-errors-visible-at-exit: GEN_ERRBAR_AT_EXIT after each function's block, as -g
+    errors_visible_at_exit: bool = False
     #: -sanitize=<value>
     sanitize: str | None = None
     #: -maxrregcount

@@ -83,6 +83,8 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
     if "nvinfo" not in module.facts:
         raise NotImplementedError("the module has no .nv.info facts")
     mfacts = from_json(ModuleFacts, module.facts["nvinfo"])  # type: ignore[arg-type]
+    # an option, not a fact: read from the options the module is built with
+    mfacts = attrs.evolve(mfacts, errors_visible_at_exit=bool(module.options.get("make_errors_visible_at_exit")))
     texts = _functions_in_text_order(module, obj)
     offsets = obj.strtab.offsets()
     by_text = {slot.text: offsets[id(slot)] for slot in reversed(obj.strtab.slots)}
