@@ -498,7 +498,7 @@ def _notes(v: Iterable[AnnotationNote]) -> tuple[AnnotationNote, ...]:
 @attrs.frozen
 class Annotations:
     """ANNOTATIONS: SpillRefill sub-records ``{u32 1, u32 .text offset}``, one per spill/refill
-    instruction, and InstructionInfo notes, merged by .text offset (a SpillRefill first at a
+    instruction, and InstructionInfo notes, merged by .text offset (the note first at a
     tie); then, under -annotate, one FunctionInfo ``{u32 3, u32 length, text NUL, zeros to 4}``
     (``instr/R-regs: N instructions, R R-regs``). A record in another order decodes raw."""
 
