@@ -1152,9 +1152,9 @@ def _check_indirect_propagation(obj: ElfObject, module: Module, derived: ModuleF
     from ..nvinfo.facts import FunctionFacts, ModuleFacts, from_json
 
     index = {y.name: i for i, y in enumerate(symbol_order(obj), start=1) if y.name}
-    # the module facts hold neither the call graph nor the table functions (both derived):
-    # ``derived``, the module facts read from the cubin, has them
-    mfacts = attrs.evolve(from_json(ModuleFacts, module.facts["nvinfo"]), call_graph=derived.call_graph, table_functions=derived.table_functions)  # type: ignore[arg-type]
+    # the module facts hold neither the call graph nor the table functions (both derived) nor
+    # what the options say: ``derived``, the module facts read from the cubin, has them
+    mfacts = attrs.evolve(from_json(ModuleFacts, module.facts["nvinfo"]), call_graph=derived.call_graph, table_functions=derived.table_functions, errors_visible_at_exit=derived.errors_visible_at_exit)  # type: ignore[arg-type]
     texts = [s.name[len(".text.") :] for s in text_sections(obj)]
     by_name = {f.name: f for f in module.functions}
     ffacts = [from_json(FunctionFacts, by_name[n].facts["nvinfo"]) for n in texts if n in by_name]  # type: ignore[arg-type]
@@ -1431,8 +1431,10 @@ def _nvinfo_facts(obj: ElfObject, module: Module, symbols: list[Symbol] | None =
     from ..nvinfo.facts import to_json
 
     module_facts, functions = facts_from_cubin(obj, symbols=symbols)
-    # the call graph and the functions in tables are derived (semantic.build.fill_metadata)
-    module.facts["nvinfo"] = {k: v for k, v in to_json(module_facts).items() if k not in ("call_graph", "table_functions")}
+    # the call graph and the functions in tables are derived (semantic.build.fill_metadata),
+    # errors_visible_at_exit read from the options
+    not_stored = ("call_graph", "table_functions", "errors_visible_at_exit")
+    module.facts["nvinfo"] = {k: v for k, v in to_json(module_facts).items() if k not in not_stored}
     by_name = {f.name: f for f in module.functions}
     for ff in functions:
         if ff.name in by_name:
