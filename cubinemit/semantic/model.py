@@ -1548,8 +1548,8 @@ class Module:
                     raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
 
     def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
-        """ModelError when the module has -g line tables and an edit makes ptxas compile the
-        kept kernels anew. -g lays texture slots and shared memory out for the kernels there
+        """ModelError when the module is built under -g (line tables or not: -g
+        -suppress-debug-info) and an edit makes ptxas compile the kept kernels anew. -g lays texture slots and shared memory out for the kernels there
         are (tests/probes texref_unified: a texture slot; shared_module without k_sh1: k_sh2's
         shared offsets), and a reorder makes the walk name the shared symbols in another order
         (gsh_nvcc, texg_first_two): textures, and reorders beside static shared variables, are
