@@ -509,22 +509,9 @@ def _offset_positions(code: int, body: bytes, fmt: int = _SVAL) -> list[int]:
     if code == _MBARRIER:
         return list(range(0, len(body), 16))
     if code == _ANNOTATIONS:
-        # SpillRefill {1, offset}, InstructionInfo {2, offset, length, text}, FunctionInfo
-        # {3, length, text}: the texts padded to 4 (nvinfo.codec)
-        pos, out = 0, []
-        while pos + 8 <= len(body):
-            kind, word = struct.unpack_from("<II", body, pos)
-            if kind == 1:
-                out.append(pos + 4)
-                pos += 8
-            elif kind == 2 and pos + 12 <= len(body):
-                out.append(pos + 4)
-                pos += 12 + (struct.unpack_from("<I", body, pos + 8)[0] + 3 & ~3)
-            elif kind == 3:
-                pos += 8 + (word + 3 & ~3)
-            else:
-                break
-        return out
+        from .nvinfo.codec import annotation_parts
+
+        return [p.offset_at for p in annotation_parts(body) or () if p.offset_at is not None]
     if code in (_ATOM16_REGMAP, _UNUSED_LOAD):  # (offset, register) / (offset, used-byte mask) pairs
         return list(range(0, len(body), 8))
     if code == _INDIRECT_BRANCH:

@@ -253,41 +253,67 @@ def _decode_sval(attr: EIAttr, body: bytes, at: int, ctx: _Ctx) -> NvInfoRecord 
     return None
 
 
-def _decode_annotations(body: bytes) -> Annotations | None:
-    """The sub-records of an ANNOTATIONS body; None (raw) where one is unknown or malformed, or
-    where they do not stand in the order the encoder writes."""
-    spills: list[int] = []
-    notes: list[AnnotationNote] = []
-    info: str | None = None
+class AnnotationPart(NamedTuple):
+    """One ANNOTATIONS sub-record: its type, its .text offset and that word's byte position in
+    the body (SpillRefill, InstructionInfo; None for FunctionInfo), and its text (None for
+    SpillRefill)."""
+
+    kind: int
+    offset: int | None
+    offset_at: int | None
+    text: str | None
+
+
+def annotation_parts(body: bytes) -> list[AnnotationPart] | None:
+    """The sub-records of an ANNOTATIONS body, in order: SpillRefill ``{u32 1, u32 offset}``,
+    InstructionInfo ``{u32 2, u32 offset, u32 length, text NUL}``, FunctionInfo ``{u32 3,
+    u32 length, text NUL}``, each text padded to 4; None where one is unknown or malformed.
+    The one reading of the layout (the decoder, and the Mercury clone's offset mapping)."""
+    parts: list[AnnotationPart] = []
     pos = 0
     try:
         while pos < len(body):
-            if info is not None:
-                return None  # FunctionInfo closes the record
             (kind,) = struct.unpack_from("<I", body, pos)
             if kind == ANNOTATION_SPILL_REFILL:
-                spills.append(struct.unpack_from("<I", body, pos + 4)[0])
+                (offset,) = struct.unpack_from("<I", body, pos + 4)
+                parts.append(AnnotationPart(kind, offset, pos + 4, None))
                 pos += 8
                 continue
+            offset_at: int | None
             if kind == ANNOTATION_INSTRUCTION_INFO:
                 offset, length = struct.unpack_from("<II", body, pos + 4)
+                offset_at = pos + 4
                 pos += 12
             elif kind == ANNOTATION_FUNCTION_INFO:
                 (length,) = struct.unpack_from("<I", body, pos + 4)
+                offset, offset_at = None, None
                 pos += 8
             else:
                 return None
             raw = body[pos : pos + length]
             if length == 0 or len(raw) != length or raw[-1] != 0:
                 return None
-            text = raw[:-1].decode("utf-8")
+            parts.append(AnnotationPart(kind, offset, offset_at, raw[:-1].decode("utf-8")))
             pos += (length + 3) & ~3
-            if kind == ANNOTATION_INSTRUCTION_INFO:
-                notes.append(AnnotationNote(offset, text))
-            else:
-                info = text
-        record = Annotations(spills, notes, info)
-    except (struct.error, UnicodeDecodeError, ValueError):
+    except (struct.error, UnicodeDecodeError):
+        return None
+    return parts
+
+
+def _decode_annotations(body: bytes) -> Annotations | None:
+    """The typed ANNOTATIONS record; None (raw) where a sub-record is unknown or malformed,
+    or where they do not stand in the order the encoder writes."""
+    parts = annotation_parts(body)
+    if parts is None or any(p.kind == ANNOTATION_FUNCTION_INFO for p in parts[:-1]):
+        return None  # FunctionInfo closes the record
+
+    try:
+        record = Annotations(
+            [p.offset for p in parts if p.kind == ANNOTATION_SPILL_REFILL],
+            [AnnotationNote(p.offset, p.text) for p in parts if p.kind == ANNOTATION_INSTRUCTION_INFO],
+            next((p.text for p in parts if p.kind == ANNOTATION_FUNCTION_INFO), None),
+        )
+    except ValueError:
         return None
     return record if _annotations_payload(record) == body else None
 

@@ -1549,9 +1549,10 @@ class Module:
 
     def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
         """ModelError when the module is built under -g (line tables or not: -g
-        -suppress-debug-info) and an edit makes ptxas compile the kept kernels anew. -g lays texture slots and shared memory out for the kernels there
-        are (tests/probes texref_unified: a texture slot; shared_module without k_sh1: k_sh2's
-        shared offsets), and a reorder makes the walk name the shared symbols in another order
+        -suppress-debug-info) and an edit makes ptxas compile the kept kernels anew. -g lays
+        texture slots and shared memory out for the kernels there are (tests/probes
+        texref_unified: a texture slot; shared_module without k_sh1: k_sh2's shared
+        offsets), and a reorder makes the walk name the shared symbols in another order
         (gsh_nvcc, texg_first_two): textures, and reorders beside static shared variables, are
         refused. Extern (dynamic) shared memory has no offset to lay out (XLA and Triton
         modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared).
