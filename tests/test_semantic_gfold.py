@@ -203,3 +203,23 @@ def test_virtual_call_folds_the_matching_prototype_only(corpus, target):
     records = _kernel_records(corpus[("fold_virtual_kernels", target, "g")].read_bytes(), "_Z5areasPKfPfi")
     externs = [r.symbols for r in records if hasattr(r, "symbols")]
     assert externs == [("vprintf",)], externs
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_folded_extern_call_asks_nothing(corpus, target):
+    """Whole program: k's vprintf call sits under a branch ptxas folds away, so no relocation
+    and no .rel.text.k, while the call graph and EXTERNS keep vprintf; k2's call stays and asks.
+    The decomposed k says so (fact ``extern_calls_folded``); without the fact the rebuild names
+    .rel.text.k and differs from ptxas."""
+    want = corpus[("folded_extern_call", target, "def")].read_bytes()
+    obj = read_cubin(want)
+    raw = bytes(obj.section(".shstrtab").data)
+    assert b".rel.text.k\0" not in raw and b".rel.text.k2\0" in raw
+    module = decompose(obj)
+    facts = {f.name: f.facts for f in module.functions}
+    assert facts["k"].get("extern_calls_folded") is True and "extern_calls_folded" not in facts["k2"]
+    assert "vprintf" in next(f for f in module.functions if f.name == "k").calls
+    assert module.to_cubin() == want
+    del facts["k"]["extern_calls_folded"]
+    got = module.to_cubin()
+    assert got != want and b".rel.text.k\0" in bytes(read_cubin(got).section(".shstrtab").data)

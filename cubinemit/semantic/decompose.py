@@ -1267,10 +1267,18 @@ def _extern_call_asks(obj: ElfObject, module: Module, names: dict[str, int]) -> 
     used in a loop) then asks .rela.text.<k> right after: `.rel.text.k .rela.text.k`, both
     dropped (llm.c matmul_backward_bias kernel8<float, true>: assert, then atomicAdd in a
     loop; tests/probes_gfold/resolved_call_after_extern, sm_75-89): :func:`_resolved_call` reads
-    it again, the .rel being the call's (fact ``resolved_call`` = ``"after_rel"``)."""
+    it again, the .rel being the call's (fact ``resolved_call`` = ``"after_rel"``).
+
+    A call the optimizer folds away (a branch ptxas proves never taken) makes no relocation,
+    so nothing is asked, while the call graph and EIATTR_EXTERNS, made from the PTX, keep the
+    callee (Warp's compile-time float checks guarding vprintf; tests/probes_gfold/
+    folded_extern_call, every target): fact ``extern_calls_folded``."""
     externs = {f.name for f in module.functions if f.linkage == "extern"}
     for fn in module.functions:
         if not any(c in externs for c in fn.calls):
+            continue
+        if not module.device_debug and f".rel.text.{fn.name}" not in names:
+            fn.facts["extern_calls_folded"] = True
             continue
         if fn.facts.get("resolved_relocations") is True:
             del fn.facts["resolved_relocations"]

@@ -396,7 +396,10 @@ class _Emitter:
         # taken to come after the code's relocations (tests/probes_reserved, sm_90 and
         # sm_100a; reserved_reads_callee: `.rela.text.ka .rel.text.ka`, a call then a read)
         reads = self.rel and self.debug and bool(self.live_reads(fn))
-        resolved = bool(fn.facts.get("resolved_relocations")) or (not (self.rel or self.debug) and bool(self.extern_calls(fn)))
+        # (not when the optimizer folded every extern call away: fact extern_calls_folded,
+        # decompose._extern_call_asks)
+        calls_extern = bool(self.extern_calls(fn)) and not fn.facts.get("extern_calls_folded")
+        resolved = bool(fn.facts.get("resolved_relocations")) or (not (self.rel or self.debug) and calls_extern)
         # whole program from sm_90 on: references to shared variables are resolved like the
         # calls of inlined callees, leaving an empty .rela (shared_module, shared_dynamic)
         # whole program: resolved references to shared memory the code makes (not merely a
