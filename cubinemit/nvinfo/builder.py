@@ -66,6 +66,7 @@ from .records import (
     SymbolValue,
     U32List,
     U32Value,
+    function_info_text,
 )
 
 #: MIN_STACK_SIZE / CRS_STACK_SIZE value for a stack that cannot be bounded (recursion).
@@ -1131,5 +1132,5 @@ def _annotations(f: FunctionFacts) -> Annotations:
     the function's own (REGCOUNT before -g propagation; ptxas -annotate, every probe)."""
     info = None
     if f.annotated_instructions is not None:
-        info = f"instr/R-regs: {f.annotated_instructions} instructions, {f.register_count} R-regs"
+        info = function_info_text(f.annotated_instructions, f.register_count)
     return Annotations(f.spill_refill_offsets, (AnnotationNote(n.offset, n.text) for n in f.instruction_notes), info)

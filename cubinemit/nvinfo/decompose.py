@@ -13,7 +13,6 @@ chosen (for example ``.minnctapersm`` rather than ``.maxnreg`` when both explain
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import attrs
@@ -63,14 +62,13 @@ from .records import (
     SymbolValue,
     U32List,
     U32Value,
+    parse_function_info,
 )
 
 _STO_CUDA_ENTRY = 0x10
 _STT_FUNC = 2
 _DEBUG_SECTION = ".nv_debug_info_reg_sass"
 _UNBOUNDED = 0xFFFFFFFF
-#: ANNOTATIONS FunctionInfo as ptxas -annotate writes it
-_FUNCTION_INFO = re.compile(r"instr/R-regs: (\d+) instructions, (\d+) R-regs")
 #: the codes the builder writes in a function's .nv.info: a record of any other code would be
 #: dropped by the decomposition, so it declines instead
 _FUNCTION_CODES = frozenset(a for a in ORDER_L + ORDER_HB if isinstance(a, EIAttr)) | {
@@ -376,10 +374,10 @@ def _function(
         kw["spill_refill_offsets"] = ann.spill_refill_offsets
         kw["instruction_notes"] = tuple(InstructionNote(n.offset, n.text) for n in ann.notes)
         if ann.function_info is not None:
-            m = _FUNCTION_INFO.fullmatch(ann.function_info)
-            if m is None or int(m[2]) != kw["register_count"]:
+            parsed = parse_function_info(ann.function_info)
+            if parsed is None or parsed[1] != kw["register_count"]:
                 raise NotImplementedError(f".nv.info.{name}: ANNOTATIONS FunctionInfo {ann.function_info!r} is not the form the builder writes")
-            kw["annotated_instructions"] = int(m[1])
+            kw["annotated_instructions"] = parsed[0]
     irm = one(EIAttr.INSTR_REG_MAP)
     kw["instr_reg_map"] = irm.values if isinstance(irm, U32List) else None
     crs = one(EIAttr.CRS_STACK_SIZE)

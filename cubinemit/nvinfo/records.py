@@ -12,6 +12,7 @@ bytes so that re-encoding is exact; their ``raw`` attribute is True (False on ev
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypeVar
@@ -508,6 +509,22 @@ class Annotations:
     attr: ClassVar[EIAttr] = EIAttr.ANNOTATIONS
     fmt: ClassVar[EIFormat] = EIFormat.SVAL
     raw: ClassVar[bool] = False
+
+
+#: the FunctionInfo text ptxas -annotate writes: instructions, then the register count
+_FUNCTION_INFO = re.compile(r"instr/R-regs: (\d+) instructions, (\d+) R-regs")
+
+
+def function_info_text(instructions: int, registers: int) -> str:
+    """ANNOTATIONS FunctionInfo for ``instructions`` and ``registers`` (ptxas -annotate)."""
+    return f"instr/R-regs: {instructions} instructions, {registers} R-regs"
+
+
+def parse_function_info(text: str) -> tuple[int, int] | None:
+    """(instructions, registers) of a FunctionInfo :func:`function_info_text` writes; None
+    for text in any other form."""
+    m = _FUNCTION_INFO.fullmatch(text)
+    return None if m is None else (int(m[1]), int(m[2]))
 
 
 #: SAMPLER_INIT address modes and filters (PTX spelling); 0xff = not given in the initialiser.

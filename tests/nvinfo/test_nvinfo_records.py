@@ -219,3 +219,15 @@ def test_spills_wmma_atomics_sanitize_toolspatch(arch: str, test_cubins: dict) -
     assert len(coop.offsets) == len(masks.values) and coop.offsets == tuple(sorted(coop.offsets))
     assert only(recs(test_cubins, "calls", arch, "memcheck", ".nv.info.k_brx"), EIAttr.SANITIZE).value == 1  # type: ignore[union-attr]
     assert has(recs(test_cubins, "toolspatch", arch, "toolspatch", ".nv.info.patch_fn"), EIAttr.TOOLS_PATCH_FUNC)
+
+
+def test_function_info_text_reads_back():
+    """The FunctionInfo text the builder writes is the one the decomposition reads, and is
+    ptxas -annotate's spelling; any other text reads as None (declined, not guessed)."""
+    from cubinemit.nvinfo.records import function_info_text, parse_function_info
+
+    assert function_info_text(57, 24) == "instr/R-regs: 57 instructions, 24 R-regs"
+    for n, r in ((0, 0), (57, 24), (123456, 255)):
+        assert parse_function_info(function_info_text(n, r)) == (n, r)
+    for other in ("instr/R-regs: 57 instructions, 24 R-regs ", "instr/R-regs: 57 instructions", "R-regs: 24", ""):
+        assert parse_function_info(other) is None
