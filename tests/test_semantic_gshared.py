@@ -66,6 +66,9 @@ every target, -g and -g -c: test_naming_probes_every_target):
   static bytes end where the extern starts does not reach it (gsh_extern_user_align).
 
 A weak kernel (nvcc -G template instantiations) rebuilds or declines (weak_entry.ptx).
+
+Twenty-four kernels sharing one variable (gsh_many_users, as Warp's smem_base) are all its users:
+the user search tries only sets holding the kernels whose section ends at the variable.
 """
 
 from __future__ import annotations
@@ -320,3 +323,10 @@ def test_c_hidden_rel_fact(ptxas_ok):
         assert (at is not None) == expect, target
         if at is not None:
             assert 0 <= at <= len(k.relocations)
+
+def test_every_kernel_using_one_variable(ptxas_ok):
+    """24 kernels share smem: each kernel's section ends where smem does, so every kernel must
+    be a user; the search tries that set alone (it used to walk the 2**24 subsets, smallest
+    first, and give up)."""
+    users = _shared("gsh_many_users", "sm_75")["smem"].users
+    assert sorted(users) == sorted(f"k{i}" for i in range(24))

@@ -1413,16 +1413,25 @@ def _infer_coloured(
             stack.extend(funcs[name].calls)
     uncalled = [f.name for f in module.functions if not f.is_kernel and f.linkage != "extern" and f.name not in reached]
 
-    def candidates(o: SharedObject) -> Iterator[frozenset[str]]:
+    def candidates(o: SharedObject, required: frozenset[str]) -> Iterator[frozenset[str]]:
+        """The user sets to try for ``o``, smallest first, each holding ``required`` (the
+        kernels whose deadline is ``o`` and no object chosen so far covers): only the
+        supersets are generated, in the order filtering every combination would give (equal
+        sizes compare by the least kernel of their difference, which ``required`` leaves
+        alone), so a module whose 33 kernels all use one variable (Warp's smem_base under -g)
+        tries one set, not 2**33."""
         if o.name not in free:
             yield o.users
             return
-        if colour[o.name] == 0 and uncalled:
+        if colour[o.name] == 0 and uncalled and not required:
             yield frozenset()
         ks = allowed[o.name]
-        for r in range(2, len(ks) + 1):  # one kernel would have privatised it
-            for combo in itertools.combinations(ks, r):
-                yield frozenset(combo)
+        if not required <= set(ks):
+            return
+        rest = [k for k in ks if k not in required]
+        for r in range(max(2, len(required)), len(ks) + 1):  # one kernel would have privatised it
+            for combo in itertools.combinations(rest, r - len(required)):
+                yield frozenset(combo) | required
 
     if budget is None:
         budget = [COLOUR_SEARCH_LIMIT]  # steps left, shared by the caller's attempts when given
@@ -1476,7 +1485,8 @@ def _infer_coloured(
         if i == len(order):
             return matches()
         o = order[i]
-        for users in candidates(o):
+        required = frozenset(k for k in deadline.get(i, ()) if not any(k in choice[p.name] for p in order[:i] if end[p.name] == exact[k]))
+        for users in candidates(o, required):
             budget[0] -= 1
             if budget[0] < 0:
                 raise SearchBudgetExceeded(f"-g: no users of the coloured objects found within {COLOUR_SEARCH_LIMIT} steps")
