@@ -1216,3 +1216,73 @@ def test_g_remove_refused_where_the_shared_layout_moves(ptxas_ok, tmp_path, monk
             module.remove_function(kernel)
             assert build(module) != want, target
 
+
+
+ADD_GLOBAL_SLOT = oracle.PROBES.parent / "probes_edits" / "add_global_slot.ptx"
+ADDED_VISIBLE = "\n.visible .global .align 4 .b8 added[12];\n"
+ADDED_STATIC = "\n.global .align 4 .b8 added[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};\n"
+
+
+def _text_sections(data: bytes) -> dict[str, bytes]:
+    return {s.name: bytes(s.data) for s in read_cubin(data).sections if s.name.startswith(".text.")}
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """Whole program: the visible `added`, declared after the code, takes .nv.constant4 slot 0
+    and moves gv to slot 1; ptxas's code for k2 changes, so to_cubin refuses, naming the slot.
+    Let through, the bytes differ from ptxas's. The static initialised one moves nothing and
+    gives ptxas's bytes. A visible .const variable is placed before k's c1 in .nv.constant3:
+    refused likewise, a static one is not. Data added back in the cubin's order passes. (Without the .loc
+    lines: with them ptxas embeds the PTX text in every mode.)"""
+    text = "".join(line for line in ADD_GLOBAL_SLOT.read_text().splitlines(keepends=True) if ".loc" not in line and ".file" not in line)
+    orig = _compile(tmp_path, "add_global_slot", text, target, mode)
+    want = _compile(tmp_path / "visible", "add_global_slot", text + ADDED_VISIBLE, target, mode)
+    assert _text_sections(want)[".text.k2"] != _text_sections(orig)[".text.k2"]  # ptxas's k2 really changes
+    module = Module.from_cubin(orig)
+    module.add_global("added", 12, align=4, visible=True)
+    with pytest.raises(ModelError, match=r"'gv' would move from slot 0 to slot 1 of \.nv\.constant4"):
+        module.to_cubin()
+    monkeypatch.setattr(Module, "_refuse_moved_code_slots", lambda self, functions, data: None)
+    assert module.to_cubin() != want
+    monkeypatch.undo()
+
+    static = Module.from_cubin(orig)
+    static.add_global("added", 12, align=4, init=bytes(range(1, 13)))
+    assert static.to_cubin() == _compile(tmp_path / "static", "add_global_slot", text + ADDED_STATIC, target, mode)
+
+    const = Module.from_cubin(orig)
+    const.add_constant("added", 16, align=8, init=bytes(16), visible=True)
+    with pytest.raises(ModelError, match=r"'c1' would move from 0x0 to 0x10 in \.nv\.constant3"):
+        const.to_cubin()
+    const_text = text + "\n.visible .const .align 8 .b8 added[16];\n"
+    assert _text_sections(_compile(tmp_path / "const", "add_global_slot", const_text, target, mode))[".text.k"] != _text_sections(orig)[".text.k"]
+    static_const = Module.from_cubin(orig)
+    static_const.add_constant("added", 16, align=8)
+    assert static_const.to_cubin() == _compile(tmp_path / "static_const", "add_global_slot", text + "\n.const .align 8 .b8 added[16];\n", target, mode)
+
+    again = Module.from_cubin(orig)
+    kept = list(again.data)
+    again.data = []
+    for d in kept:
+        (again.add_constant if d.space == "const" else again.add_global)(d.name, d.size, align=d.align, init=d.init)
+    assert again.to_cubin() == orig
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
+@pytest.mark.parametrize("mode", ["lineinfo", "g"])
+def test_add_global_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
+    """-lineinfo and -g embed the PTX text ptxas compiled: a variable added without the text
+    that declares it is refused, naming .nv_debug_ptx_txt; given ptxas's text of the edited
+    PTX, the build is ptxas's."""
+    text = ADD_GLOBAL_SLOT.read_text()
+    orig = _compile(tmp_path, "add_global_slot", text, target, mode)
+    want = _compile(tmp_path / "static", "add_global_slot", text + ADDED_STATIC, target, mode)
+    module = Module.from_cubin(orig)
+    module.add_global("added", 12, align=4, init=bytes(range(1, 13)))
+    with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names 'added'"):
+        module.to_cubin()
+    edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
+    module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]
+    assert module.to_cubin() == want

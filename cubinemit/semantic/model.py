@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 import re
 
 import attrs
@@ -351,6 +352,9 @@ def _renamed_ptx(text: bytes, old: str, new: str) -> bytes:
     return text.replace(name_bytes(statics[0]), name_bytes(statics[1])) if statics else text
 
 
+#: a PTX identifier, as the embedded text spells it (letters, digits, _ and $)
+_IDENTIFIER = re.compile(rb"[A-Za-z0-9_$]+")
+
 #: the module facts that describe its code's instructions (gone with the last function)
 _CODE_FACTS = frozenset({"isa_class", "tensormap", "fastpath", "tcgen05", "tcgen05_first"})
 
@@ -548,6 +552,9 @@ class Module:
     debug: list[DebugSection] = attrs.field(factory=list)
     #: module-level facts of .nv.info a compiler knows (samplers, texture modes...)
     facts: dict[str, object] = attrs.field(factory=dict)
+    #: from_cubin: the functions and data as decomposed, whose code reads the .nv.constant4
+    #: slots they lay out (:meth:`_refuse_moved_code_slots`); not part of the spec
+    _decomposed: tuple[tuple[Function, ...], tuple[DataObject, ...]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         parse_target(self.target)
@@ -590,13 +597,92 @@ class Module:
         from ..reader import read_cubin
         from .decompose import decompose
 
-        return decompose(read_cubin(data, quirks=False))
+        module = decompose(read_cubin(data, quirks=False))
+        module._decomposed = (tuple(module.functions), tuple(module.data))
+        return module
 
     def to_cubin(self) -> bytes:
         """The cubin ptxas 13.0.88 writes for this module."""
         from .build import build
 
+        self._refuse_additions_unlike_ptxas()
         return build(self)
+
+    def _refuse_additions_unlike_ptxas(self) -> None:
+        """A module read from a cubin and changed since (functions or data added, dropped or
+        moved; the edit methods check their own): ModelError where ptxas's output for the
+        changed PTX would hold what the module cannot give (:meth:`_refuse_missing_from_ptx_text`,
+        :meth:`_refuse_moved_code_slots`)."""
+        if self._decomposed is None:
+            return
+        functions, data = self._decomposed
+        if len(functions) == len(self.functions) and len(data) == len(self.data) and all(map(operator.is_, functions, self.functions)) and all(map(operator.is_, data, self.data)):
+            return
+        self._refuse_missing_from_ptx_text({f.name for f in functions} | {d.name for d in data})
+        self._refuse_moved_code_slots(functions, data)
+
+    def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
+        """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
+        -lineinfo and -g) never names a function or .global/.const variable added since the
+        cubin was read: ptxas embeds the text it compiled, so an added variable
+        (``add_global``) needs the text that declares it, given in ``Module.debug``
+        (tests/probes_edits/add_global_slot). Without the check the cubin would carry the old
+        text, unlike ptxas's on the edited PTX. ptxas's builtins are not in the text."""
+        txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt")), None)
+        if txt is None or not txt.data:
+            return
+        added = [d.name for d in self.data if d.space in ("global", "const") and d.name not in known]
+        added += [f.name for f in self.functions if f.name not in known and f.linkage != "builtin" and not f.name.startswith("__cuda_")]
+        if not added:
+            return
+        tokens = set(_IDENTIFIER.findall(bytes(txt.data)))
+        for name in added:
+            if name_bytes(name) not in tokens:
+                raise ModelError(
+                    f"{txt.name} (the PTX text ptxas embeds) never names {name!r}: ptxas writes the text it compiled, so a function or variable added to the module needs the text that declares it (replace {txt.name} in Module.debug)"
+                )
+
+    def _refuse_moved_code_slots(self, functions: tuple[Function, ...], data: tuple[DataObject, ...]) -> None:
+        """ModelError when the module now puts a name's .nv.constant4 slot, or a .const
+        variable's .nv.constant3 offset, elsewhere than the cubin's ``functions`` and ``data``
+        did while a function keeps the code it had: whole program, that code reads both at
+        fixed offsets (every -O level: a variable added through ``add_global`` after the
+        code, visible, or static at -O0, takes a slot before the kept ones; one added through
+        ``add_constant``, visible, is placed before the static ones;
+        tests/probes_edits/add_global_slot). A function given new code, or data added back
+        in the cubin's order, passes."""
+        if not self.ordering_mode().whole_program:
+            return
+        code = {f.sass for f in functions if f.sass}
+        kept = [f.name for f in self.functions if f.sass and f.sass in code]
+        if not kept:
+            return
+        slots, consts = attrs.evolve(self, functions=list(functions), data=list(data))._read_at_fixed_offsets()
+        slots_now, consts_now = self._read_at_fixed_offsets()
+        why = None
+        moved = [n for i, n in enumerate(slots_now) if n in slots and slots.index(n) != i]
+        if moved:
+            why = f"{moved[0]!r} would move from slot {slots.index(moved[0])} to slot {slots_now.index(moved[0])} of .nv.constant4"
+        moved = [n for n, at in consts_now.items() if n in consts and consts[n] != at]
+        if moved and why is None:
+            why = f"{moved[0]!r} would move from {consts[moved[0]]:#x} to {consts_now[moved[0]]:#x} in .nv.constant3"
+        if why is not None:
+            raise ModelError(f"{why}: the code read from the cubin ({kept[0]!r} keeps its own) reads it at a fixed offset, and ptxas compiles such code anew (give the functions their new code)")
+
+    def _read_at_fixed_offsets(self) -> tuple[tuple[str, ...], dict[str, int]]:
+        """Whole program: the names holding .nv.constant4 address slots, in slot order, and
+        the .const variables' offsets in .nv.constant3, which the code reads as they stand."""
+        from ..funcorder import function_order
+        from .data import CONSTANT3, plan
+        from .decompose import ptx_functions
+
+        p = plan(self, function_order(ptx_functions(self), self.ordering_mode()))
+        consts = p.layouts.get(CONSTANT3)
+        return tuple(p.constant4), dict(consts.offsets) if consts is not None else {}
+
+    def _constant4_slots(self) -> tuple[str, ...]:
+        """The names holding .nv.constant4 address slots, in slot order (whole program)."""
+        return self._read_at_fixed_offsets()[0]
 
     def to_spec(self) -> dict[str, object]:
         """The versioned JSON form (cubinemit.semantic.spec)."""
@@ -1027,17 +1113,10 @@ class Module:
         gbuf at c[0x4][0x8] instead of c[0x4][0x0]; alloc.data.constant4_order)."""
         if not self.ordering_mode().whole_program or not _defines_code(functions):
             return  # (no code left: nothing reads the bank)
-        from ..funcorder import function_order
-        from .data import plan
-        from .decompose import ptx_functions
-
-        def slots(module: Module) -> tuple[str, ...]:
-            return plan(module, function_order(ptx_functions(module), module.ordering_mode())).constant4
-
-        before = slots(self)
+        before = self._constant4_slots()
         if not before:
             return
-        after = slots(attrs.evolve(self, functions=functions, data=data))
+        after = attrs.evolve(self, functions=functions, data=data)._constant4_slots()
         moved = [n for i, n in enumerate(after) if n in before and before.index(n) != i]
         if moved:
             raise ModelError(

@@ -29,7 +29,9 @@ def _dump(value: Any, key: str = "") -> Any:
     if isinstance(value, bytes):
         return value.hex()
     if attrs.has(type(value)):
-        return {f.name: _dump(getattr(value, f.name), f.name) for f in attrs.fields(type(value))}
+        # (fields set after construction, such as Module's record of the code read from a
+        # cubin, are not part of the spec)
+        return {f.name: _dump(getattr(value, f.name), f.name) for f in attrs.fields(type(value)) if f.init}
     if isinstance(value, (list, tuple)):
         return [_dump(v) for v in value]
     if isinstance(value, dict):
@@ -79,7 +81,7 @@ def _type_error(value: Any, hint: Any, where: str) -> str | None:
 def _load(cls: type, obj: Any, path: str) -> Any:
     if not isinstance(obj, dict):
         raise ModelError(f"{path}: expected an object, got {type(obj).__name__}")
-    fields = {f.name: f for f in attrs.fields(attrs.resolve_types(cls))}
+    fields = {f.name: f for f in attrs.fields(attrs.resolve_types(cls)) if f.init}
     unknown = set(obj) - set(fields) - {"$schema"}
     if unknown:
         raise ModelError(f"{path}: unknown key {sorted(unknown)[0]!r}")
