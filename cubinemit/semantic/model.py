@@ -552,8 +552,8 @@ class Module:
     debug: list[DebugSection] = attrs.field(factory=list)
     #: module-level facts of .nv.info a compiler knows (samplers, texture modes...)
     facts: dict[str, object] = attrs.field(factory=dict)
-    #: from_cubin: the functions and data as decomposed, whose code reads the .nv.constant4
-    #: slots they lay out (:meth:`_refuse_moved_code_slots`); not part of the spec
+    #: from_cubin: the functions and data as decomposed, against which to_cubin checks what
+    #: was added since (:meth:`_refuse_additions_unlike_ptxas`); not part of the spec
     _decomposed: tuple[tuple[Function, ...], tuple[DataObject, ...]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -602,7 +602,9 @@ class Module:
         return module
 
     def to_cubin(self) -> bytes:
-        """The cubin ptxas 13.0.88 writes for this module."""
+        """The cubin ptxas 13.0.88 writes for this module; ModelError where a module read
+        from a cubin was given what ptxas would answer with new code or text
+        (:meth:`_refuse_additions_unlike_ptxas`)."""
         from .build import build
 
         self._refuse_additions_unlike_ptxas()
