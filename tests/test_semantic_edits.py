@@ -1234,7 +1234,8 @@ def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_p
     and moves gv to slot 1; ptxas's code for k2 changes, so to_cubin refuses, naming the slot.
     Let through, the bytes differ from ptxas's. The static initialised one moves nothing and
     gives ptxas's bytes. A visible .const variable is placed before k's c1 in .nv.constant3:
-    refused likewise, a static one is not. Data added back in the cubin's order passes. (Without the .loc
+    refused likewise, a static one is not; with c1 unread no code reads c[0x3], and it passes.
+    Data added back in the cubin's order passes. (Without the .loc
     lines: with them ptxas embeds the PTX text in every mode.)"""
     text = "".join(line for line in ADD_GLOBAL_SLOT.read_text().splitlines(keepends=True) if ".loc" not in line and ".file" not in line)
     orig = _compile(tmp_path, "add_global_slot", text, target, mode)
@@ -1262,6 +1263,15 @@ def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_p
     static_const.add_constant("added", 16, align=8)
     assert static_const.to_cubin() == _compile(tmp_path / "static_const", "add_global_slot", text + "\n.const .align 8 .b8 added[16];\n", target, mode)
 
+    # with c1 unread (still kept) no code reads c[0x3]: the visible .const is let through
+    unread = text.replace("ld.const.u32 \t%r1, [c1];", "mov.u32 \t%r1, 7;")
+    assert unread != text
+    unread_orig = _compile(tmp_path / "unread", "add_global_slot", unread, target, mode)
+    assert any(s.name == ".nv.constant3" for s in read_cubin(unread_orig).sections)
+    lifted = Module.from_cubin(unread_orig)
+    lifted.add_constant("added", 16, align=8, init=bytes(16), visible=True)
+    assert lifted.to_cubin() == _compile(tmp_path / "unread_const", "add_global_slot", unread + "\n.visible .const .align 8 .b8 added[16];\n", target, mode)
+
     again = Module.from_cubin(orig)
     kept = list(again.data)
     again.data = []
@@ -1286,3 +1296,16 @@ def test_add_global_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
     edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
     module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]
     assert module.to_cubin() == want
+
+
+def test_constant_bank_reads_are_read_from_the_encoding():
+    """The bank of a constant operand sits in bits 54-58 of an instruction's first word
+    (cuobjdump: `MOV R1, c[0x0][0x28]` is 0x00000a0000017a02, `MOV R2, RZ` 0x000000ff00027202)."""
+    from cubinemit.semantic.model import _reads_constant_bank
+
+    mov_c0 = (0x00000A0000017A02).to_bytes(8, "little") + bytes(8)
+    mov_rz = (0x000000FF00027202).to_bytes(8, "little") + bytes(8)
+    mov_c3 = (0x00000A0000017A02 | 3 << 54).to_bytes(8, "little") + bytes(8)
+    assert _reads_constant_bank(mov_c0, 0) and not _reads_constant_bank(mov_c0, 3)
+    assert not _reads_constant_bank(mov_rz + mov_c0, 3)
+    assert _reads_constant_bank(mov_rz + mov_c3, 3) and not _reads_constant_bank(mov_rz + mov_c3, 4)
