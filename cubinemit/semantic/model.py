@@ -20,6 +20,7 @@ from ..arch import MAX_REGISTERS, REGISTER_FILE, parse_target
 from ..elf.strtab import name_bytes
 from ..errors import CubinemitError, ModelError
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
+from ..nvinfo.gating import instruction_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -358,11 +359,12 @@ def _reads_constant_bank(sass: bytes, bank: int) -> bool:
     0x00000a0000017a02: offset 0xa words in bits 40-53, bank 0). Measured against cuobjdump on
     900 ptxas cubins, sm_75 to sm_120: every c[0x3] and c[0x4] operand has its bank there. Bits
     that only look so (an immediate) make a false hit, which refuses, never lets through."""
-    mv = memoryview(sass)
-    for i in range(0, len(sass) - 15, 16):
-        if (int.from_bytes(mv[i : i + 8], "little") >> 54) & 0x1F == bank:
-            return True
-    return False
+    return any((int.from_bytes(sass[i : i + 8], "little") >> 54) & 0x1F == bank for i, _ in instruction_words(sass))
+
+
+def _first_moved_slot(before: Sequence[str], after: Sequence[str]) -> str | None:
+    """The first name of ``after`` that holds another .nv.constant4 slot in ``before``."""
+    return next((n for i, n in enumerate(after) if n in before and before.index(n) != i), None)
 
 
 #: a PTX identifier, as the embedded text spells it (letters, digits, _ and $)
@@ -676,9 +678,9 @@ class Module:
         slots, consts = attrs.evolve(self, functions=list(functions), data=list(data))._read_at_fixed_offsets()
         slots_now, consts_now = self._read_at_fixed_offsets()
         moves = []
-        moved = [n for i, n in enumerate(slots_now) if n in slots and slots.index(n) != i]
-        if moved:
-            moves.append((4, f"{moved[0]!r} would move from slot {slots.index(moved[0])} to slot {slots_now.index(moved[0])} of .nv.constant4"))
+        slot = _first_moved_slot(slots, slots_now)
+        if slot is not None:
+            moves.append((4, f"{slot!r} would move from slot {slots.index(slot)} to slot {slots_now.index(slot)} of .nv.constant4"))
         moved = [n for n, at in consts_now.items() if n in consts and consts[n] != at]
         if moved:
             moves.append((3, f"{moved[0]!r} would move from {consts[moved[0]]:#x} to {consts_now[moved[0]]:#x} in .nv.constant3"))
@@ -1137,10 +1139,10 @@ class Module:
         if not before:
             return
         after = attrs.evolve(self, functions=functions, data=data)._constant4_slots()
-        moved = [n for i, n in enumerate(after) if n in before and before.index(n) != i]
-        if moved:
+        moved = _first_moved_slot(before, after)
+        if moved is not None:
             raise ModelError(
-                f"cannot {edit}: it moves {moved[0]!r} from slot {before.index(moved[0])} to slot {after.index(moved[0])} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
+                f"cannot {edit}: it moves {moved!r} from slot {before.index(moved)} to slot {after.index(moved)} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
 
     def _refuse_unknown_kernelless(self, name: str, victim: Function) -> None:
