@@ -71,6 +71,10 @@ class ArchFacts:
     reserved_smem_base: int | None = None
     #: SM numbers whose .nv.shared.reserved.0 holds __nv_reservedSMEM_gb10b_war_var
     reserved_smem_war_sms: tuple[int, ...] = ()
+    #: e_ident[EI_ABIVERSION] when ptxas disables the ABI ("Function ... with multiple return
+    #: values found, disabling ABI"): 2 below sm_90, the usual 8 from sm_90 on, where nothing
+    #: else in the file changes (tests/probes_flags/no_abi_multiple_return)
+    no_abi_version: int = 8
 
 
 _FAMILY_FACTS = {
@@ -78,7 +82,7 @@ _FAMILY_FACTS = {
         Family.LEGACY, 0x04, "legacy", 56, False, False, 0x160, "none", False, True,
         param_base_large=0x1A80, param_align_absolute=True, param_align_absolute_large=False,
         handle_slot_scope="kernel", handle_slot_align=4, handle_pair_slots=True,
-        shared_base=0, reserved_smem_base=None,
+        shared_base=0, reserved_smem_base=None, no_abi_version=2,
     ),
     Family.HOPPER: ArchFacts(
         Family.HOPPER, 0x04, "hopper", 0, True, False, 0x210, "capmerc", False, False,

@@ -139,7 +139,7 @@ class _Reader:
             raise self.fail(f"e_shstrndx {eh.e_shstrndx} does not name a string table", 62, "ELF header")
         shstrtab, shstr_slots = _read_table(d, shdrs[shstrndx], "section [%d] .shstrtab" % shstrndx)
 
-        obj = ElfObject(sm=(eh.e_flags >> 8) & 0xFF, e_type=eh.e_type, shstrtab=shstrtab)
+        obj = ElfObject(sm=(eh.e_flags >> 8) & 0xFF, e_type=eh.e_type, abi_version=eh.e_ident[8], shstrtab=shstrtab)
 
         def shdr_where(i: int) -> str:
             return f"section header [{i}]"
@@ -319,7 +319,7 @@ class _Reader:
         file_syms = list(obj.symbols)
         if [id(s) for s in symbol_order(obj)] != [id(s) for s in file_syms]:
             q.keep_symbol_order = True
-        if eh.e_ident != ident():
+        if eh.e_ident != ident(abiversion=obj.abi_version):
             q.e_ident = eh.e_ident
         lay = layout(obj)
         index_of = {id(s): i for i, s in enumerate(sections)}

@@ -6,6 +6,8 @@ real-world corpora seldom hold, each on the targets it compiles for, in every mo
 * common_global: ``.common .global`` is an SHN_COMMON symbol under -c, a visible variable in
   whole-program builds;
 * misc_sm80: directives that leave no record of their own;
+* multiple_return: a function returning two values makes ptxas disable the ABI, which only
+  EI_ABIVERSION shows (2 below sm_90); whole program only (-c and -g refuse it);
 * ref_params: texmode_independent ``.texref``/``.samplerref``/``.surfref`` kernel parameters
   (LOCAL symbols in the kernel's .text, KPARAM_INFO at offset 0xffff naming them; whole-program
   -g declines)."""
@@ -29,6 +31,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "blocks_clusters": (("sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120", "sm_121a"), ALL_MODES),
     "common_global": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ALL_MODES),
     "misc_sm80": (("sm_80", "sm_89", "sm_90a", "sm_100", "sm_120"), ALL_MODES),
+    "multiple_return": (("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120"), ("def", "lineinfo", "O0")),
     "ref_params": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), tuple(m for m in ALL_MODES if m != "g")),
 }
 
@@ -125,3 +128,27 @@ def test_reference_parameter_names_must_be_unique(ptxas_ok):
     params[1]["symbol"] = "k_all_t"  # k_all's texture parameter
     with pytest.raises(ModelError, match="reference parameter 'k_all_t' of 'k_(all|unused)': another symbol has that name"):
         module.to_cubin()
+
+
+def test_multiple_return_values_disable_the_abi(ptxas_ok):
+    """ptxas's header says ABI version 2 below sm_90 when a function returns several values;
+    the decomposition keeps that as a module fact, and a builder that declares such a
+    function gets the same header without it."""
+    from cubinemit.errors import CubinFormatError
+
+    old = _cubin("multiple_return", "sm_86", "def")
+    assert old[8] == 2
+    module = Module.from_cubin(old)
+    assert module.facts.get("abi_disabled") is True
+    # without the fact nothing says so: the header is the usual one
+    del module.facts["abi_disabled"]
+    assert module.to_cubin()[8] == 8
+    # a function declared with two return values says it, as the PTX did
+    module.function("pair").returns = [["b32", None], ["pred", None]]
+    assert module.to_cubin() == old
+    # from sm_90 on the header is the usual one, and nothing else tells
+    assert _cubin("multiple_return", "sm_90", "def")[8] == 8
+    assert "abi_disabled" not in Module.from_cubin(_cubin("multiple_return", "sm_90", "def")).facts
+    # a version ptxas does not write is named, not taken
+    with pytest.raises(CubinFormatError, match=r"e_ident\[8\].*ABI version 5"):
+        Module.from_cubin(old[:8] + bytes([5]) + old[9:])

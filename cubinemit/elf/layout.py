@@ -340,7 +340,7 @@ def layout(obj: ElfObject, order: list[Section] | None = None) -> Layout:
         e_flags = obj.quirks.e_flags
     shstrndx = next((i for i, s in enumerate(order, start=1) if s.role is Role.SHSTRTAB), 0)
     ehdr = Ehdr(
-        e_ident=obj.quirks.e_ident or ident(),
+        e_ident=obj.quirks.e_ident or ident(abiversion=obj.abi_version),
         e_type=obj.e_type,
         e_phoff=phoff if phdrs else 0,
         e_shoff=shoff,

@@ -17,6 +17,7 @@ import attrs
 
 from ..errors import ModelError
 from .constants import (
+    ELFABIVERSION_CUDA,
     ET_EXEC,
     NOBITS_LIKE_TYPES,
     SHF_CUDA_MERCURY,
@@ -195,6 +196,9 @@ class ElfObject:
 
     sm: int
     e_type: int = ET_EXEC
+    #: e_ident[EI_ABIVERSION]: 8, or what the target writes when ptxas disables the ABI
+    #: (cubinemit.arch.ArchFacts.no_abi_version)
+    abi_version: int = ELFABIVERSION_CUDA
     shstrtab: StringTable = attrs.field(factory=StringTable)
     strtab: StringTable = attrs.field(factory=StringTable)
     #: every live section in creation order (the NULL section is implicit)

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from ..arch import Family, family_of
+from ..arch import Family, facts, family_of
 from ..elf.constants import (
+    ELFABIVERSION_CUDA,
     ET_EXEC,
     SHF_ALLOC,
     SHT_PROGBITS,
@@ -41,7 +42,7 @@ from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
-from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation, unmodelled_options
+from .model import DataObject, DebugSection, Function, Module, Relocation, empty_ptx_section, unmodelled_options
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
@@ -86,8 +87,8 @@ def _empty_dwarf(obj: ElfObject, module: Module) -> None:
         return
     present = {s.name for s in obj.sections}
     slot = _first_named(obj)
-    for name in EMPTY_PTX_DWARF:
-        if name in slot and name not in present:
+    for name in slot:
+        if empty_ptx_section(name) and name not in present:
             at = next((i for i, d in enumerate(module.debug) if slot.get(d.name, -1) > slot[name]), len(module.debug))
             module.debug.insert(at, DebugSection(name, b""))
 
@@ -518,6 +519,11 @@ def decompose(obj: ElfObject) -> Module:
         # PTX that says `.target sm_XX, debug` (nvcc -G) is built as under -g, register maps
         # included, but the options note does not say -g: a fact about the PTX
         module.facts["ptx_debug"] = True
+    if obj.abi_version != ELFABIVERSION_CUDA:
+        # ptxas disabled the ABI (a function returning several values): only the header says
+        if obj.abi_version != facts(obj.sm).no_abi_version:
+            raise CubinFormatError(f"ABI version {obj.abi_version} is not one ptxas writes for sm_{obj.sm}", where="ELF header e_ident[8]")
+        module.facts["abi_disabled"] = True
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
     compat = by_name.get(".nv.compat")
@@ -1179,10 +1185,12 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     where entries are left too: a function table declared after a pointer with an offset asks
     .rel first although only .rela entries stay (tests/probes_weak/weak_vtable_last). Fact
     ``resolved_data``: per data section (final name) the kinds asked, in order, each with
-    whether it stays, where the entries left do not give them (data.initialiser_asks)."""
+    whether it stays, where the entries left do not give them (data.initialiser_asks). Under
+    -g too: .const addresses in a .const initializer ask ~.rel.nv.constant3 after the debug
+    payloads (ZLUDA const_ident; tests/probes_data/init_const_addresses)."""
     from .data import GLOBAL_INIT, CONSTANT3, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_variables
 
-    if module.options.get("compile_only") or module.device_debug:
+    if module.options.get("compile_only"):
         return
     position = _first_named(obj)
     kept = {s.name: s for s in obj.sections if not s.mercury}

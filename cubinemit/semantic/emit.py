@@ -59,7 +59,7 @@ from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
-from .model import EMPTY_PTX_DWARF, DataObject, DebugSection, Function, Module, Relocation, unmodelled_options
+from .model import DataObject, DebugSection, Function, Module, Relocation, abi_disabled, empty_ptx_section, unmodelled_options
 from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
@@ -153,6 +153,8 @@ class _Emitter:
         self.sm = module.sm
         self.family = family_of(self.sm)
         self.obj = ElfObject(sm=self.sm, e_type=ET_EXEC)
+        if abi_disabled(module):
+            self.obj.abi_version = facts(self.sm).no_abi_version
         self.symtab: Section | None = None
         self.pending_relocs: list[tuple[Section, list]] = []  # type: ignore[type-arg]
         self.proto_section: Section | None = None
@@ -864,7 +866,7 @@ class _Emitter:
         for i, d in enumerate(ordered):
             if d.name in sections:  # made early (.debug_str, below)
                 continue
-            if not d.data and not d.relocations and d.name in EMPTY_PTX_DWARF:
+            if not d.data and not d.relocations and empty_ptx_section(d.name):
                 # DWARF the PTX declares empty: relocatable output makes the section and drops
                 # it, whole-program output does not make it (Triton -g: .debug_macinfo)
                 if self.rel:

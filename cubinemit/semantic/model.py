@@ -43,10 +43,19 @@ NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
 #: other DWARF (nvcc -G brings its own) is not followed
 FOLLOWED_PAYLOADS = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
-#: DWARF sections the PTX may declare empty (Triton: `.section .debug_macinfo { }`): relocatable
-#: output makes each and drops it, whole-program output does not make it; the model holds them
-#: as empty payloads (tests/probes_debug dbg_cu_only, dbg_cu_empty)
-EMPTY_PTX_DWARF = (".debug_abbrev", ".debug_info", ".debug_loc", ".debug_macinfo", ".debug_pubnames", ".debug_pubtypes")
+#: the debug payloads ptxas writes itself, whatever the PTX declares
+PTXAS_DEBUG_PAYLOADS = (".debug_frame", ".debug_line", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
+
+
+def empty_ptx_section(name: str) -> bool:
+    """Whether ``name`` is a debug section the PTX may declare empty (Triton: `.section
+    .debug_macinfo { }`, ZLUDA: `.debug_ranges`): relocatable output makes each and drops it,
+    whole-program output does not make it; the model holds them as empty payloads. Any
+    ``.debug_*`` or ``.nv_debug_*`` name counts (.debug_aranges, .debug_rnglists, ...: -g -c,
+    in declaration order), but those ptxas writes itself (tests/probes_debug dbg_cu_only,
+    dbg_cu_empty, dbg_empty_sections)."""
+    ptxas_own = name in PTXAS_DEBUG_PAYLOADS or name.startswith(".nv_debug_ptx_txt.")  # -c: hashed
+    return name.startswith((".debug_", ".nv_debug_")) and not ptxas_own
 
 LINKAGES = ("visible", "weak", "static", "extern", "builtin")
 #: a variable may also be ``.common`` (DataObject.linkage)
@@ -508,6 +517,15 @@ class DebugSection:
     #: location lists naming a label optimized away): ptxas names each as an undefined local
     #: symbol and drops the relocation
     labels: list[str] = attrs.field(factory=list)
+
+
+def abi_disabled(module: Module) -> bool:
+    """Whether ptxas compiles ``module`` without the ABI: it does when a function returns more
+    than one value ("Function ... with multiple return values found, disabling ABI"; ZLUDA
+    multiple_return), which only the file header shows (ArchFacts.no_abi_version). Module fact
+    ``abi_disabled`` where the return types are not known (a decomposed whole-program cubin
+    has no prototypes)."""
+    return bool(module.facts.get("abi_disabled")) or any(len(f.returns) > 1 for f in module.functions)
 
 
 def _data_linkage(name: str, visible: bool, weak: bool) -> str:
