@@ -94,3 +94,23 @@ def test_builtins_of_builtins_come_after_the_module(bi_corpus, target):
         "__cuda_sm_8x_mma_row_col_f32_f16_f16_f32",
         "Ks",
     ]
+
+
+def test_cuda_local_var_statics_take_copy_numbers(bi_corpus, tmp_path) -> None:
+    """Whole program: each kernel's copy is numbered after the __cuda_local_var_* statics it
+    uses (fact internal_numbers_skipped); removing the first kernel gives ptxas's numbers."""
+    from cubinemit.semantic import Module
+
+    data = bi_corpus[("bi_cuda_local_var", "sm_86", "def")].read_bytes()
+    assert b"$__internal_1_$__cuda_sm20_rcp_rn_f32_slowpath" in data and b"$__internal_4_$__cuda_sm20_rcp_rn_f32_slowpath" in data
+    module = Module.from_cubin(data)
+    assert {f.name: f.facts.get("internal_numbers_skipped") for f in module.functions if f.is_kernel} == {"k": 2, "k2": 1}
+    # ptxas on the PTX without k2: k's statics take 0 and 1, its copy 2
+    text = (PROBES[0].parent / "bi_cuda_local_var.ptx").read_text()
+    start = text.index(".visible .entry k2(")
+    edited = tmp_path / "bi_cuda_local_var.ptx"
+    edited.write_text(text[:start])
+    want = oracle.compile_ptx(edited, "sm_86", "def").read_bytes()
+    assert b"$__internal_2_$__cuda_sm20_rcp_rn_f32_slowpath" in want
+    module.remove_function("k2")
+    assert module.to_cubin() == want

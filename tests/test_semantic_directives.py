@@ -6,6 +6,8 @@ real-world corpora seldom hold, each on the targets it compiles for, in every mo
 * common_global: ``.common .global`` is an SHN_COMMON symbol under -c, a visible variable in
   whole-program builds;
 * misc_sm80: directives that leave no record of their own;
+* module_local: module-scope ``.local`` variables (PTX 2.3) give every kernel a
+  ``.nv.local.<k>`` holding all of them, and disable the ABI; -g declines;
 * multiple_return: a function returning two values makes ptxas disable the ABI, which only
   EI_ABIVERSION shows (2 below sm_90); whole program only (-c and -g refuse it);
 * ref_params: texmode_independent ``.texref``/``.samplerref``/``.surfref`` kernel parameters
@@ -31,6 +33,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "blocks_clusters": (("sm_90", "sm_90a", "sm_100a", "sm_103", "sm_110", "sm_120", "sm_121a"), ALL_MODES),
     "common_global": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ALL_MODES),
     "misc_sm80": (("sm_80", "sm_89", "sm_90a", "sm_100", "sm_120"), ALL_MODES),
+    "module_local": (("sm_75", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_110", "sm_120"), ("def", "lineinfo", "O0")),
     "multiple_return": (("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120"), ("def", "lineinfo", "O0")),
     "ref_params": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), tuple(m for m in ALL_MODES if m != "g")),
 }
@@ -152,3 +155,36 @@ def test_multiple_return_values_disable_the_abi(ptxas_ok):
     # a version ptxas does not write is named, not taken
     with pytest.raises(CubinFormatError, match=r"e_ident\[8\].*ABI version 5"):
         Module.from_cubin(old[:8] + bytes([5]) + old[9:])
+
+
+def test_module_local_variables_are_one_block_in_every_kernel(ptxas_ok):
+    """The cubin keeps only the size and alignment of the module's .local variables, in every
+    kernel's .nv.local.<k>: the decomposition holds them as one block, and a builder that
+    declares the variables gets the block from their layout."""
+    from cubinemit.semantic.model import LOCAL_BLOCK
+
+    data = _cubin("module_local", "sm_86", "def")
+    assert data[8] == 2  # no ABI
+    obj = read_cubin(data)
+    blocks = [(s.name, s.nobits_size, s.addralign, s.info.name) for s in obj.sections if s.name.startswith(".nv.local.")]
+    assert blocks == [(f".nv.local.{k}", 36, 8, f".text.{k}") for k in ("kc", "kb", "ka")]
+    module = Module.from_cubin(data)
+    assert [(d.name, d.space, d.size, d.align) for d in module.data] == [(LOCAL_BLOCK, "local", 36, 8)]
+    # the variables as the PTX declares them: .u8, .u64, .u8, .u16, .align 8 .b8[12]
+    module.data.clear()
+    for name, size, align in (("B1", 1, 1), ("B2", 8, 8), ("B3", 1, 1), ("B4", 2, 2), ("L2", 12, 8)):
+        module.add_local(name, size, align=align)
+    module.facts.pop("abi_disabled", None)  # the .local variables say it
+    assert module.to_cubin() == data
+    # one more byte at the end moves the size only
+    module.add_local("B5", 1)
+    assert [s.nobits_size for s in read_cubin(module.to_cubin()).sections if s.name == ".nv.local.ka"] == [37]
+
+
+def test_module_local_variables_under_g_decline(ptxas_ok):
+    with pytest.raises(NotImplementedError, match="-g output without the ABI"):
+        Module.from_cubin(_cubin("module_local", "sm_86", "g"))
+    module = Module.from_cubin(_cubin("module_local", "sm_86", "def"))
+    module.options["debug"] = True
+    with pytest.raises(NotImplementedError, match="-g output without the ABI"):
+        module.to_cubin()

@@ -159,6 +159,19 @@ def initialiser_asks(legacy: bool, relocs: Sequence[Relocation], rela_first: boo
     return asks[::-1] if rela_first else asks
 
 
+def local_block(data: Sequence[DataObject]) -> tuple[int, int] | None:
+    """The size and alignment of every kernel's ``.nv.local.<k>``: the module-scope
+    ``.local`` variables in declaration order, each at its alignment, unused ones too; the
+    size not rounded up (gpuocelot sequence2; tests/probes_directives module_local: .u8,
+    .u64, .u8, .u16 take 20 bytes, aligned 8). None without such variables."""
+    end, align = 0, 0
+    for d in data:
+        if d.space == "local":
+            end = -(-end // d.align) * d.align + d.size
+            align = max(align, d.align)
+    return (end, align) if align else None
+
+
 def section_of(obj: DataObject) -> str:
     if obj.space == "shared" and obj.scope is None:
         return DEBUG_SHARED

@@ -42,7 +42,7 @@ from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
-from .model import DataObject, DebugSection, Function, Module, Relocation, empty_ptx_section, unmodelled_options
+from .model import LOCAL_BLOCK, DataObject, DebugSection, Function, Module, Relocation, empty_ptx_section, unmodelled_options
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
@@ -524,6 +524,10 @@ def decompose(obj: ElfObject) -> Module:
         if obj.abi_version != facts(obj.sm).no_abi_version:
             raise CubinFormatError(f"ABI version {obj.abi_version} is not one ptxas writes for sm_{obj.sm}", where="ELF header e_ident[8]")
         module.facts["abi_disabled"] = True
+    if module.device_debug and any(s.name.startswith(".nv.local.") for s in obj.sections):
+        from .emit import _NO_ABI_DEBUG
+
+        raise NotImplementedError(_NO_ABI_DEBUG)
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
     compat = by_name.get(".nv.compat")
@@ -693,6 +697,8 @@ def decompose(obj: ElfObject) -> Module:
                     raise NotImplementedError(f"{clone.name}: ptxas's line-program encoding of these rows is not reproduced yet")
         module.facts["mercury"] = encode(_reserved_clone_fact(obj, merc))
     _visible_after_kernel(obj, module)
+    if whole_program:
+        _internal_numbers_skipped(obj, module)
     if module.device_debug and (shared_error is not None or any(d.space == "shared" for d in module.data) or _names_debug_shared(obj)):
         later = [d for d in module.data if id(d) not in after_shared]
         _settle_debug_shared(obj, module, pre_shared, later, shared_error, walk)
@@ -700,7 +706,28 @@ def decompose(obj: ElfObject) -> Module:
         if obj.sm >= 90:
             _hidden_asks(obj, module)
         _check_relocatable_asks(obj, module)
+    _local_block(obj, module)
     return module
+
+
+def _local_block(obj: ElfObject, module: Module) -> None:
+    """Module-scope ``.local`` variables: every kernel's .nv.local.<k> holds all of them, and
+    the cubin names none, so the model holds one block, :data:`LOCAL_BLOCK`, of the
+    sections' size and alignment (emit.local_section). Declined unless each kernel has one,
+    all alike."""
+    from .data import local_block
+
+    blocks = {s.name[len(".nv.local.") :]: s for s in obj.sections if s.name.startswith(".nv.local.") and not s.mercury}
+    if not blocks:
+        return
+    kernels = {f.name for f in module.functions if f.is_kernel and f.linkage != "extern"}
+    shapes = {(s.sh_type, s.nobits_size, s.addralign) for s in blocks.values()}
+    if set(blocks) != kernels or len(shapes) != 1:
+        raise NotImplementedError(f".nv.local sections of {sorted(blocks)} for kernels {sorted(kernels)}: only every kernel's, all alike, is modelled")
+    _, size, align = shapes.pop()
+    module.data.append(DataObject(LOCAL_BLOCK, "local", size, align, None, "static"))
+    if local_block(module.data) != (size, align):
+        raise NotImplementedError(f".nv.local sections of {size} bytes aligned {align}: not a block the layout gives")
 
 
 def _hidden_asks(obj: ElfObject, module: Module) -> None:
@@ -918,6 +945,41 @@ def _check_debug_shared(obj: ElfObject, module: Module) -> None:
         if ours != theirs:
             at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
             raise NotImplementedError(f"-g shared memory not reproduced yet ({what} differ at entry {at})")
+
+
+def _internal_numbers_skipped(obj: ElfObject, module: Module) -> None:
+    """Whole program: the counter that numbers the kernels' builtin copies
+    ``$__internal_N_$<b>`` also numbers nvopencc's function statics (module .shared
+    variables named ``__cuda_local_var_*``) each kernel uses, before its copies; the cubin
+    names neither. Fact ``internal_numbers_skipped`` on a kernel whose first copy's number
+    shows some (emit.builtin_copy_names; a kernel without copies passes its share on to the
+    next one that has some). Declined where the copies do not follow on from there."""
+    from .emit import builtin_copy_names
+
+    texts = {id(s): s.name[len(".text.") :] for s in obj.sections if s.name.startswith(".text.")}
+    actual: dict[tuple[str, str], int] = {}
+    for y in obj.symbols:
+        m = _BUILTIN_COPY.match(y.name)
+        if m and y.section is not None and id(y.section) in texts:
+            actual[(texts[id(y.section)], m.group(2))] = int(m.group(1))
+    if not actual:
+        return
+    by_name = {f.name: f for f in module.functions}
+    for _ in range(len(module.functions) + 1):  # one kernel settled per round
+        derived = {k: int(_BUILTIN_COPY.match(v).group(1)) for k, v in builtin_copy_names(module).items()}  # type: ignore[union-attr]
+        if set(actual) != set(derived):
+            break
+        wrong = next((k for k in derived if derived[k] != actual[k]), None)
+        if wrong is None:
+            return
+        # the first kernel whose copies are numbered further on: its copies all shift by the
+        # same count, then the next kernel is compared
+        first = min(n for (k, _), n in actual.items() if k == wrong[0])
+        ours = min(n for (k, _), n in derived.items() if k == wrong[0])
+        if first <= ours or "internal_numbers_skipped" in by_name[wrong[0]].facts:
+            break
+        by_name[wrong[0]].facts["internal_numbers_skipped"] = first - ours
+    raise NotImplementedError("builtin copies $__internal_N_$ numbered in an order the rules do not give")
 
 
 def _copy_callee(name: str, prefix: str) -> str | None:

@@ -58,7 +58,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, local_block, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import DataObject, DebugSection, Function, Module, Relocation, abi_disabled, empty_ptx_section, unmodelled_options
 from .texrefs import REF_TYPES
 
@@ -100,7 +100,11 @@ def clones_in_order(fn: Function) -> list[tuple[str, int, int]]:
 def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[str, str], str]:
     """Whole program: (kernel, builtin) -> the name of the kernel's copy of a ptxas builtin,
     ``$__internal_N_$<builtin>``, N counting the copies in .text order (``order``, derived
-    when not given), each kernel's in :func:`clones_in_order`."""
+    when not given), each kernel's in :func:`clones_in_order`. A kernel's fact
+    ``internal_numbers_skipped`` counts the numbers the counter gives to other things first:
+    nvopencc's function statics, module ``.shared`` variables named ``__cuda_local_var_*``,
+    take one each for every kernel that uses them (gpuocelot dxtc: its kernel uses four, so
+    its copy is ``$__internal_4_$...``; tests/probes_builtin cuda_local_var_numbers)."""
     from ..funcorder import function_order
     from .decompose import ptx_functions
 
@@ -109,13 +113,19 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
         return names
     by_name = {f.name: f for f in m.functions}
     builtins = {f.name for f in m.functions if f.linkage == "builtin"}
+    taken = 0
     for kernel in order if order is not None else function_order(ptx_functions(m), m.ordering_mode()):
         fn = by_name[kernel]
         if not any(callee in builtins for callee, _, _ in fn.inlined):
             continue  # no copy to number: the clone order (a facts decode) is not needed
+        skipped = fn.facts.get("internal_numbers_skipped", 0)
+        if not isinstance(skipped, int) or skipped < 0:
+            raise ModelError(f"function {kernel!r}: fact internal_numbers_skipped {skipped!r} is not a count")
+        taken += skipped
         for callee, _, _ in clones_in_order(fn):
             if callee in builtins:
-                names[(kernel, callee)] = f"$__internal_{len(names)}_${callee}"
+                names[(kernel, callee)] = f"$__internal_{taken}_${callee}"
+                taken += 1
     return names
 
 
@@ -143,6 +153,12 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     for callee in reversed(holders):
         out += [f for f in reversed(late) if callee.name in reached[f.name] and f not in out]
     return out + [f for f in reversed(late) if f not in out]
+
+
+#: -g output of a module ptxas builds without the ABI (module-scope .local variables, PTX
+#: before ISA 3.1): no .nv.callgraph or .nv.prototype, and .nv.info records in another order
+#: with MAX_STACK_SIZE (tests/probes_directives module_local)
+_NO_ABI_DEBUG = "-g output without the ABI (module-scope .local variables) is not implemented yet"
 
 
 class _Emitter:
@@ -699,8 +715,11 @@ class _Emitter:
         if not _jump_tables(fn):
             if not self.rel and not self.debug and _address_table(fn):
                 return  # asked after the debug payloads (address_table_relocations)
-            # no probe makes an sm_90+ bank of FP64 literals only: its asks are not measured
-            raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
+            if self.rel or self.debug or any(r.symbol for r in fn.constant_relocations):
+                raise NotImplementedError(f"sm_90+ .nv.constant2.{fn.name} without jump or address tables")
+            # a bank that holds nothing to relocate asks nothing (the 24 zero bytes ptxas gives
+            # a kernel of a module without the ABI: tests/probes_directives module_local kb)
+            return
         self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
         if fn.name in self.deferred_scoped:
             self.scoped_symbols(fn)
@@ -1199,6 +1218,17 @@ class _Emitter:
         s.info = text
         return self.uses_shared(fn)
 
+    def local_section(self, fn: Function, text: Section) -> None:
+        """.nv.local.<k> of a kernel when the module declares ``.local`` variables: every
+        kernel's holds all of them, used or not, made after its constants' bank, and, unless
+        -O0, after its callees' copies and its text relocations (sm_90: the resolved call's
+        .rel/.rela.text.<k>), before its .nv.constant0 (every target and mode ptxas builds such PTX in: ABI off, so no
+        relocatable output; tests/probes_directives module_local)."""
+        block = local_block(self.m.data)
+        if block is not None:
+            size, align = block
+            self.section(f".nv.local.{fn.name}", SHT_NOBITS, symbol=True, flags=SHF_ALLOC | SHF_WRITE | SHF_INFO_LINK, addralign=align, nobits_size=size).info = text
+
     def scoped_symbol(self, name: str | None) -> None:
         """-c: the symbol of a function-scope .shared variable, made when the first relocation
         naming it is emitted (shared_module -c: `.rel.text.k lv:$__s_local__N .rela.text.k`
@@ -1541,6 +1571,8 @@ class _Emitter:
         why = unmodelled_options(m.options, kernels=sum(f.is_kernel and f.linkage != "extern" for f in m.functions))
         if why is not None:
             raise NotImplementedError(why)
+        if self.debug and any(d.space == "local" for d in m.data):
+            raise NotImplementedError(_NO_ABI_DEBUG)
         if self.rel:
             obj.e_type = ET_REL
         preserve = bool(m.options.get("preserve_relocs")) and self.family is Family.LEGACY
@@ -1619,6 +1651,8 @@ class _Emitter:
                 self.descriptor_names()
             if not self.rel and not self.debug:
                 self.constant_bank(fn, text)
+            if fn.is_kernel and self.mode.opt_level == 0:
+                self.local_section(fn, text)  # -O0: before the copies' symbols
             for callee, offset, size in clones_in_order(fn):
                 # the copy is bound like its callee: static -> LOCAL, weak -> WEAK (both named
                 # now), visible -> GLOBAL (named with the globals, after its kernel)
@@ -1628,6 +1662,8 @@ class _Emitter:
                 elif linkage != "visible":
                     obj.new_symbol(f"${fn.name}${callee}", info=_LOCAL_FUNC if linkage == "static" else _WEAK_FUNC, section=text, value=offset, size=size)
             self.text_relocations(fn, text)
+            if fn.is_kernel and self.mode.opt_level != 0:
+                self.local_section(fn, text)
             for name in [n for n, (_, t) in self.pending_refs.items() if t is text]:
                 self.param_ref_symbol(name)  # -c: reference parameters the code never names
             self.jump_table_relocations(fn)

@@ -43,6 +43,10 @@ NAME_RECORD_PAYLOADS = (".nv_debug_info_reg_sass", ".nv_debug_info_reg_type")
 #: other DWARF (nvcc -G brings its own) is not followed
 FOLLOWED_PAYLOADS = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
+#: the name a decomposed module gives its module-scope .local variables, laid out as one block
+#: (the cubin names none of them: only the size and alignment of each .nv.local.<k> remain)
+LOCAL_BLOCK = ".nv.local"
+
 #: the debug payloads ptxas writes itself, whatever the PTX declares
 PTXAS_DEBUG_PAYLOADS = (".debug_frame", ".debug_line", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
@@ -522,10 +526,11 @@ class DebugSection:
 def abi_disabled(module: Module) -> bool:
     """Whether ptxas compiles ``module`` without the ABI: it does when a function returns more
     than one value ("Function ... with multiple return values found, disabling ABI"; ZLUDA
-    multiple_return), which only the file header shows (ArchFacts.no_abi_version). Module fact
+    multiple_return) or the module declares ``.local`` variables (gpuocelot sequence2), which
+    only the file header shows (ArchFacts.no_abi_version). Module fact
     ``abi_disabled`` where the return types are not known (a decomposed whole-program cubin
     has no prototypes)."""
-    return bool(module.facts.get("abi_disabled")) or any(len(f.returns) > 1 for f in module.functions)
+    return bool(module.facts.get("abi_disabled")) or any(len(f.returns) > 1 for f in module.functions) or any(d.space == "local" for d in module.data)
 
 
 def _data_linkage(name: str, visible: bool, weak: bool) -> str:
@@ -800,6 +805,13 @@ class Module:
             self.data.append(obj)
             return obj
         return self._add_data(obj)
+
+    def add_local(self, name: str, size: int, *, align: int = 1) -> DataObject:
+        """Append a module-scope ``.local`` variable (PTX before ISA 3.1: ptxas then disables
+        the ABI, and gives every kernel a ``.nv.local.<k>`` section holding all of them).
+        A module read from a cubin holds them as one block, :data:`LOCAL_BLOCK`: the cubin
+        keeps no names."""
+        return self._add_data(DataObject(name, "local", size, align, None, "static"))
 
     def _add_data(self, obj: DataObject) -> DataObject:
         if obj.size < 1 or obj.align < 1 or obj.align & (obj.align - 1):
