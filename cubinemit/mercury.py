@@ -158,6 +158,12 @@ _TEXT_TYPES: dict[int, tuple[int, int, int]] = {
     115: (_M["ABS32"], _M["ABS32"], 12),  # CONST_FIELD22_37
 }
 
+#: R_CUDA types of code relocations the Mercury clone has no counterpart for: the YIELD hint
+#: pair (YIELD_OPCODE9_0, YIELD_CLEAR_PRED4_87, against no symbol) relocatable sm_100+ code
+#: gets at some loops (gpuocelot's vm, MC-GPU and thrust bfs, -c); the Mercury code has no
+#: such field, so the clone drops them
+_NO_MERCURY_TEXT = frozenset({68, 69})
+
 #: R_CUDA type of a data relocation -> R_MERCURY type (a code address in debug data uses
 #: ABS_PROG_REL64, except in the line tables; see :func:`mercury_reloc_type`).
 _DATA_TYPES: dict[int, int] = {
@@ -1132,6 +1138,8 @@ def derive_merc_relocations(
     if tname.startswith(".text."):
         owner = _text_owner(target)
         for r in orig.relocs:
+            if r.type in _NO_MERCURY_TEXT:
+                continue
             mtype = mercury_reloc_type(r.type, tname, r.symbol, owner, r.addend)
             insn = r.offset & ~0xF
             off = facts.insn_pc(owner, insn) + text_field_offset(mtype)
@@ -1604,6 +1612,8 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
             j = 0
             used = set()
             for r in o.relocs or ():
+                if r.type in _NO_MERCURY_TEXT:
+                    continue
                 mtype = mercury_reloc_type(r.type, target.name, r.symbol, f, r.addend)
                 while j < len(s.relocs):
                     q = s.relocs[j]

@@ -10,6 +10,8 @@ real-world corpora seldom hold, each on the targets it compiles for, in every mo
   ``.nv.local.<k>`` holding all of them, and disable the ABI; -g declines;
 * multiple_return: a function returning two values makes ptxas disable the ABI, which only
   EI_ABIVERSION shows (2 below sm_90); whole program only (-c and -g refuse it);
+* yield_hints: code for a PTX target below sm_70 built relocatable gets YIELD relocations
+  against no symbol, made after the others from sm_90 on and left out of the Mercury clone;
 * ref_params: texmode_independent ``.texref``/``.samplerref``/``.surfref`` kernel parameters
   (LOCAL symbols in the kernel's .text, KPARAM_INFO at offset 0xffff naming them; whole-program
   -g declines)."""
@@ -35,6 +37,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "misc_sm80": (("sm_80", "sm_89", "sm_90a", "sm_100", "sm_120"), ALL_MODES),
     "module_local": (("sm_75", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_110", "sm_120"), ("def", "lineinfo", "O0")),
     "multiple_return": (("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100a", "sm_120"), ("def", "lineinfo", "O0")),
+    "yield_hints": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ALL_MODES),
     "ref_params": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), tuple(m for m in ALL_MODES if m != "g")),
 }
 
@@ -188,3 +191,16 @@ def test_module_local_variables_under_g_decline(ptxas_ok):
     module.options["debug"] = True
     with pytest.raises(NotImplementedError, match="-g output without the ABI"):
         module.to_cubin()
+
+
+def test_yield_hint_relocations(ptxas_ok):
+    """-c for a PTX target below sm_70: a YIELD_OPCODE9_0/YIELD_CLEAR_PRED4_87 pair against no
+    symbol in .rela.text.addp after the other entries (sm_90 on), none in the Mercury clone."""
+    for target in ("sm_90", "sm_100a"):
+        obj = read_cubin(_cubin("yield_hints", target, "g_c"))
+        names = [slot.text for slot in obj.shstrtab.slots]
+        assert names.index(".rel.text.addp") < names.index(".rela.text.addp")
+        rela = next(s for s in obj.sections if s.name == ".rela.text.addp")
+        assert [(r.type, r.symbol) for r in rela.relocs][-2:] == [(68, None), (69, None)]
+    merc = next(s for s in obj.sections if s.name == ".nv.merc.rela.text.addp")
+    assert len(merc.relocs) == len(rela.relocs) - 2

@@ -548,6 +548,8 @@ class _Emitter:
         refs = {d.name for d in self.m.data if d.space in REF_TYPES}
         name_own()
         for r in sorted(fn.relocations, key=lambda r: r.offset):
+            if not r.symbol and not legacy:
+                continue  # the YIELD hint pair: made after the walk from sm_90 on (below)
             # what a relocation names is made first (a function-scope .shared variable)
             self.scoped_symbol(r.symbol)
             # made RELA at once: a return address; a relocation with a nonzero addend (below
@@ -569,6 +571,13 @@ class _Emitter:
                 if not legacy:
                     ask(".rela")  # turned RELA at once from sm_90 on
             name_own()
+        if not legacy and any(not r.symbol for r in fn.relocations):
+            # relocations against no symbol, the YIELD hint pair of code for a PTX target
+            # below sm_70: from sm_90 on made after the others, RELA (their entries follow the
+            # others' in .rela; tests/probes_directives yield_hints -g -c: `.rel.text.f
+            # .rela.text.f` though the pair sits at 0x0); below sm_90 in code order, the
+            # opcode RELA, the predicate REL
+            ask(".rela")
         if reads:
             ask(".rel")
             ask(".rela")
@@ -1859,7 +1868,8 @@ def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str
     ("symbol", name) at a relocation's first naming (a function-scope .shared variable gets
     its symbol then), ("const", name) a ``<f>.const_opt`` object (its bank first), ("ask",
     ".rel"/".rela") the relocation section of a reference's kind. A return address or a
-    reference with an addend starts RELA; any other starts REL and is turned RELA at once
+    reference with an addend starts RELA; one against no symbol (YIELD_OPCODE9_0 and
+    YIELD_CLEAR_PRED4_87) comes after the walk, RELA; any other starts REL and is turned RELA at once
     (every entry ends RELA from sm_90 on). Relocations are listed in reverse code order, so
     the walk goes by ascending offset.
 
@@ -1890,11 +1900,17 @@ def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str
             once("symbol", r.symbol)
         if fn.constants and _const_opt_span(fn, r.symbol) is not None:
             once("const", r.symbol)  # type: ignore[arg-type]
+        if not r.symbol:
+            continue  # the YIELD hint pair: made after the walk (below)
         if r.symbol == fn.name or r.addend:
             once("ask", ".rela")
         else:
             once("ask", ".rel")
             once("ask", ".rela")
+    if any(not r.symbol for r in relocs):
+        # relocations against no symbol, the YIELD hint pair of code for a PTX target below
+        # sm_70, come after the walk, RELA (gpuocelot's particles -c, sm_90: only .rela)
+        once("ask", ".rela")
     return events
 
 
