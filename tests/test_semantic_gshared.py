@@ -197,6 +197,20 @@ def test_relocatable_probes(ptxas_ok, name, target):
     assert off is None, f"{name} {target}: {off:#x} {where_in(read_cubin(data), off)}"
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["g_c", "c", "O0_c"])
+@pytest.mark.parametrize("name", ["gsh_builtin_first", "gsh_module_after_device"])
+def test_first_function_walk_is_no_scope(ptxas_ok, name, target, mode):
+    """Relocatable: the module data walk names the .shared variables right after the first
+    function's code; that function being a builtin, or one whose code does not name them, does
+    not make them its own (gpuocelot's dct8x8 -g -c)."""
+    data = _cubin(name, target, mode)
+    off = first_difference(semantic_roundtrip(data), data)
+    assert off is None, f"{name} {target} {mode}: {off:#x} {where_in(read_cubin(data), off)}"
+    shared = {d.name: (d.scope, d.users) for d in decompose(read_cubin(data)).data if d.space == "shared" and d.name.startswith("CB")}
+    assert {n: scope for n, (scope, _) in shared.items()} == {"CB1": None, "CB2": None}
+
+
 #: random -g modules (tests/alloc/alloc_probes.random_shared, seeds outside the committed
 #: sh_* probes): module, function-scope and extern .shared over random call graphs
 RANDOM_SEEDS = range(3000, 3040)

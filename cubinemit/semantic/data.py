@@ -66,6 +66,7 @@ from ..elf.model import ElfObject, Section, Symbol
 from ..elf.model import Relocation as ElfRelocation
 from ..elf.order import symbol_order
 from ..errors import ModelError
+from ..funcorder import is_builtin_name
 from ..nvinfo.gating import instruction_words
 from .model import DataObject, Function, Module, Relocation
 
@@ -912,7 +913,10 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
     visible, internal = [], []
     slots = [slot.text for slot in obj.strtab.slots]
     position = {t: i for i, t in enumerate(slots)}
-    device = {f.name for f in module.functions if not f.is_kernel}
+    # ptxas's builtins declare no .shared variables: what is named after a builtin's code is
+    # the module data walk of the first function (-g -c: `.text.__cuda_sm3x_div_rn_noftz_f32_slowpath
+    # .nv_debug.shared CB1 CB2`; tests/probes_gshared/gsh_builtin_first)
+    device = {f.name for f in module.functions if not f.is_kernel and not is_builtin_name(f.name)}
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             current = y.section.name[len(".text.") :]
@@ -927,9 +931,11 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
             scope = None
         elif y.name.startswith("$__"):
             scope = current  # function scope: -c names them $__<name>__<PTX line>
-        elif current in device and _named_after_code(slots, position, current, y.name, module.device_debug):
+        elif current in device and _named_after_code(slots, position, current, y.name, module.device_debug) and set(users.get(y.name, ())) <= {current}:
             # debug PTX keeps the PTX name (nvcc -G: `_ZZ8only_onefE3buf`); a device
-            # function's variable is named right after its code section all the same
+            # function's variable is named right after its code section all the same (one
+            # another function's code names is a module variable the data walk named after
+            # the first function's code: dct8x8 -g -c, tests/probes_gshared/gsh_module_after_device)
             scope = current
         else:
             scope = None
@@ -1060,7 +1066,10 @@ def _decompose_debug_shared(
     slots = [slot.text for slot in obj.strtab.slots]
     walk, _ = _data_walk(obj, module, walk_stop)
     kernels = {s.name[len(".nv.shared.") :]: s for s in sections}
-    device = {f.name for f in module.functions if not f.is_kernel}
+    # ptxas's builtins declare no .shared variables: what is named after a builtin's code is
+    # the module data walk of the first function (-g -c: `.text.__cuda_sm3x_div_rn_noftz_f32_slowpath
+    # .nv_debug.shared CB1 CB2`; tests/probes_gshared/gsh_builtin_first)
+    device = {f.name for f in module.functions if not f.is_kernel and not is_builtin_name(f.name)}
     # a kernel's own variable named after the last relocation section ptxas asked for is one
     # its code never references (named after the walk, sh_rand0 -g: `.rela.text.k0 k0v0`)
     unused: set[str] = set()
