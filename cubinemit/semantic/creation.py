@@ -90,6 +90,20 @@ def _moves(names: list[str]) -> Iterator[list[str]]:
                     yield rest[:j] + block + rest[j:]
 
 
+#: modules of at most this many functions also try every order, not only single moves
+PERMUTE_LIMIT = 6
+
+
+def _permutations(names: list[str]) -> Iterator[list[str]]:
+    """Every order of a small module's functions, builtins included (at most
+    :data:`PERMUTE_LIMIT`): orders two or more moves away from the decomposed one can give the
+    cubin too (static kernels after prototyped device functions, gpuocelot's bodysystemcuda
+    -g: the decomposition finds the kernels first, ptxas's PTX defines them last;
+    tests/probes_edits static_kernels_late)."""
+    if len(names) <= PERMUTE_LIMIT:
+        yield from (list(p) for p in itertools.permutations(names))
+
+
 def _kernel_bodies_in_place(fs: list[PtxFunction]) -> bool:
     """Whether each kernel's new builtins follow it right away: a body creates the builtins it
     calls first, and a kernel's body stands at its declaration (nvcc writes no prototype for
@@ -157,7 +171,7 @@ def edit_outcome_unknown(
     tried = {tuple(names)}
     searched = _searched(list(ptx), mode, base) if mode.creation_style and taken_functions(list(ptx)) else iter(())
     moves = 0
-    for cand in itertools.chain(searched, _moves(names)):
+    for cand in itertools.chain(searched, _moves(names), _permutations(names)):
         if tuple(cand) in tried or len(cand) != len(names):
             continue
         tried.add(tuple(cand))
