@@ -1318,18 +1318,20 @@ def test_constant_bank_reads_are_read_from_the_encoding():
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
 def test_edits_refused_where_a_later_kernel_order_explains_the_cubin(ptxas_ok, tmp_path, monkeypatch, target):
     """-g: the cubin of static kernels defined after prototyped device functions is also given
-    by the kernels declared first; small modules try every order, so swapping kA and kB is
-    refused (without that search the builtin comes out first, unlike ptxas's), and under -c
-    so is removing kA."""
+    by the kernels declared first; the edits try the orders that put the device functions,
+    the builtins and the kernels one group after another (and every order of a small module),
+    so swapping kA and kB is refused (without that search the builtin comes out first, unlike
+    ptxas's), and under -c so is removing kA."""
     from cubinemit.semantic import creation
 
     src = EDIT_PROBES / "static_kernels_late.ptx"
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, "g")
-    with pytest.raises(ModelError, match="cannot tell which body makes '__cuda_sm20_rcp_rn_f32_slowpath'"):
+    with pytest.raises(ModelError, match=r"cannot reorder \['kB', 'kA'\]: the cubin keeps ptxas's function order"):
         decompose(read_cubin(data)).reorder_functions(["kB", "kA"])
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "kA", "kB"), target, "g")
     monkeypatch.setattr(creation, "_permutations", lambda names: iter(()))
+    monkeypatch.setattr(creation, "_grouped", lambda names, kernels: iter(()))
     module = decompose(read_cubin(data))
     module.reorder_functions(["kB", "kA"])
     assert build(module) != want
@@ -1337,6 +1339,7 @@ def test_edits_refused_where_a_later_kernel_order_explains_the_cubin(ptxas_ok, t
     _assert_removal_refused(_compile(tmp_path, src.stem, text, target, "c"), "kA", "cannot remove 'kA': the cubin keeps ptxas's function order")
     want_c = _compile(tmp_path / "removed", src.stem, _without_kernel(text, "kA"), target, "c")
     monkeypatch.setattr(creation, "_permutations", lambda names: iter(()))
+    monkeypatch.setattr(creation, "_grouped", lambda names, kernels: iter(()))
     module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, "c")))
     module.remove_function("kA")
     assert build(module) != want_c

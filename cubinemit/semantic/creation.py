@@ -104,6 +104,20 @@ def _permutations(names: list[str]) -> Iterator[list[str]]:
         yield from (list(p) for p in itertools.permutations(names))
 
 
+def _grouped(names: list[str], kernels: set[str]) -> Iterator[list[str]]:
+    """The orders that keep each group's own order (device functions, builtins, kernels) and
+    put the groups one after another, in any order: PTX 2.x from nvopencc prototypes its
+    device functions and defines the kernels last, which a larger module's single moves do not
+    reach (gpuocelot's bodysystemcuda -g, eight functions)."""
+    groups = (
+        [n for n in names if n not in kernels and not is_builtin_name(n)],
+        [n for n in names if is_builtin_name(n)],
+        [n for n in names if n in kernels],
+    )
+    for order in itertools.permutations(groups):
+        yield [n for g in order for n in g]
+
+
 def _kernel_bodies_in_place(fs: list[PtxFunction]) -> bool:
     """Whether each kernel's new builtins follow it right away: a body creates the builtins it
     calls first, and a kernel's body stands at its declaration (nvcc writes no prototype for
@@ -171,7 +185,8 @@ def edit_outcome_unknown(
     tried = {tuple(names)}
     searched = _searched(list(ptx), mode, base) if mode.creation_style and taken_functions(list(ptx)) else iter(())
     moves = 0
-    for cand in itertools.chain(searched, _moves(names), _permutations(names)):
+    kernels = {f.name for f in functions if f.is_kernel}
+    for cand in itertools.chain(searched, _grouped(names, kernels), _moves(names), _permutations(names)):
         if tuple(cand) in tried or len(cand) != len(names):
             continue
         tried.add(tuple(cand))
