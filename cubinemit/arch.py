@@ -72,8 +72,9 @@ class ArchFacts:
     #: SM numbers whose .nv.shared.reserved.0 holds __nv_reservedSMEM_gb10b_war_var
     reserved_smem_war_sms: tuple[int, ...] = ()
     #: e_ident[EI_ABIVERSION] when ptxas disables the ABI ("Function ... with multiple return
-    #: values found, disabling ABI"): 2 below sm_90, the usual 8 from sm_90 on, where nothing
-    #: else in the file changes (tests/probes_flags/no_abi_multiple_return)
+    #: values found, disabling ABI", or module-scope .local variables): 2 below sm_90, the
+    #: usual 8 from sm_90 on, where nothing else in the file changes
+    #: (tests/probes_directives multiple_return, module_local)
     no_abi_version: int = 8
 
 

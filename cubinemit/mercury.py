@@ -159,9 +159,9 @@ _TEXT_TYPES: dict[int, tuple[int, int, int]] = {
 }
 
 #: R_CUDA types of code relocations the Mercury clone has no counterpart for: the YIELD hint
-#: pair (YIELD_OPCODE9_0, YIELD_CLEAR_PRED4_87, against no symbol) relocatable sm_100+ code
-#: gets at some loops (gpuocelot's vm, MC-GPU and thrust bfs, -c); the Mercury code has no
-#: such field, so the clone drops them
+#: pair (YIELD_OPCODE9_0, YIELD_CLEAR_PRED4_87, against no symbol) that relocatable code for a
+#: PTX target below sm_70 carries (gpuocelot's vm, MC-GPU and thrust bfs, -c;
+#: tests/probes_directives yield_hints); the clone drops them
 _NO_MERCURY_TEXT = frozenset({68, 69})
 
 #: R_CUDA type of a data relocation -> R_MERCURY type (a code address in debug data uses

@@ -1338,8 +1338,27 @@ def test_edits_refused_where_a_later_kernel_order_explains_the_cubin(ptxas_ok, t
     monkeypatch.undo()
     _assert_removal_refused(_compile(tmp_path, src.stem, text, target, "c"), "kA", "cannot remove 'kA': the cubin keeps ptxas's function order")
     want_c = _compile(tmp_path / "removed", src.stem, _without_kernel(text, "kA"), target, "c")
+    from cubinemit.semantic import model as semantic_model
+
     monkeypatch.setattr(creation, "_permutations", lambda names: iter(()))
     monkeypatch.setattr(creation, "_grouped", lambda names, kernels: iter(()))
+    monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
     module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, "c")))
     module.remove_function("kA")
     assert build(module) != want_c
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_86"))  # from sm_90 on refused for its line sequence
+def test_remove_refuses_a_builtin_a_prototyped_function_makes_anew(ptxas_ok, tmp_path, monkeypatch, target):
+    """fo_builtins -g without K2: K2's body made the f32 division, which `later`, prototyped
+    first and defined after srem, also calls; ptxas now makes it in later's body, after srem's
+    s64 remainder, and the cubin does not keep where later's body stands. Refused, the module
+    left as it was; the unchecked removal differs from ptxas."""
+    from cubinemit.semantic import model as semantic_model
+
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_builtins.ptx"
+    data = oracle.compile_ptx(src, target, "g").read_bytes()
+    _assert_removal_refused(data, "K2", "'__cuda_sm3x_div_rn_noftz_f32_slowpath', which 'K2''s body made, would be made by 'later''s")
+    monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
+    got, want = _removed(tmp_path, src, "K2", target, "g")
+    assert got != want

@@ -520,7 +520,8 @@ def decompose(obj: ElfObject) -> Module:
         # included, but the options note does not say -g: a fact about the PTX
         module.facts["ptx_debug"] = True
     if obj.abi_version != ELFABIVERSION_CUDA:
-        # ptxas disabled the ABI (a function returning several values): only the header says
+        # ptxas disabled the ABI (a function returning several values, module-scope .local
+        # variables): only the header says
         if obj.abi_version != facts(obj.sm).no_abi_version:
             raise CubinFormatError(f"ABI version {obj.abi_version} is not one ptxas writes for sm_{obj.sm}", where="ELF header e_ident[8]")
         module.facts["abi_disabled"] = True

@@ -104,7 +104,7 @@ def builtin_copy_names(m: Module, order: list[str] | None = None) -> dict[tuple[
     ``internal_numbers_skipped`` counts the numbers the counter gives to other things first:
     nvopencc's function statics, module ``.shared`` variables named ``__cuda_local_var_*``,
     take one each for every kernel that uses them (gpuocelot dxtc: its kernel uses four, so
-    its copy is ``$__internal_4_$...``; tests/probes_builtin cuda_local_var_numbers)."""
+    its copy is ``$__internal_4_$...``; tests/probes_builtin bi_cuda_local_var)."""
     from ..funcorder import function_order
     from .decompose import ptx_functions
 
@@ -1231,8 +1231,9 @@ class _Emitter:
         """.nv.local.<k> of a kernel when the module declares ``.local`` variables: every
         kernel's holds all of them, used or not, made after its constants' bank, and, unless
         -O0, after its callees' copies and its text relocations (sm_90: the resolved call's
-        .rel/.rela.text.<k>), before its .nv.constant0 (every target and mode ptxas builds such PTX in: ABI off, so no
-        relocatable output; tests/probes_directives module_local)."""
+        .rel/.rela.text.<k>), before its .nv.constant0 (every target and mode ptxas builds
+        such PTX in: the ABI is off, so no relocatable output; tests/probes_directives
+        module_local)."""
         block = local_block(self.m.data)
         if block is not None:
             size, align = block
@@ -1869,8 +1870,8 @@ def relocatable_walk(fn: Function, hidden_at: int | None) -> list[tuple[str, str
     its symbol then), ("const", name) a ``<f>.const_opt`` object (its bank first), ("ask",
     ".rel"/".rela") the relocation section of a reference's kind. A return address or a
     reference with an addend starts RELA; one against no symbol (YIELD_OPCODE9_0 and
-    YIELD_CLEAR_PRED4_87) comes after the walk, RELA; any other starts REL and is turned RELA at once
-    (every entry ends RELA from sm_90 on). Relocations are listed in reverse code order, so
+    YIELD_CLEAR_PRED4_87) comes after the walk, RELA; any other starts REL and is turned
+    RELA at once (every entry ends RELA from sm_90 on). Relocations are listed in reverse code order, so
     the walk goes by ascending offset.
 
     ``hidden_at``: the code also makes a reference ptxas resolves itself, leaving no entry
