@@ -481,6 +481,10 @@ ANNOTATION_TYPES = types.MappingProxyType({1: "SpillRefill", 2: "InstructionInfo
 def _text(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if not isinstance(value, str) or "\0" in value:
         raise ValueError(f"{attribute.name} must be a str without NUL, not {value!r}")
+    try:
+        value.encode("utf-8")  # the record holds the UTF-8 bytes
+    except UnicodeEncodeError:
+        raise ValueError(f"{attribute.name} must be text UTF-8 can hold (no lone surrogates), not {value!r}") from None
 
 
 @attrs.frozen

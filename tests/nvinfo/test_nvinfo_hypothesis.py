@@ -101,8 +101,8 @@ records = st.one_of(
     st.builds(
         Annotations,
         words,
-        st.lists(st.builds(AnnotationNote, u32, st.text(st.characters(blacklist_characters="\0"), max_size=12)), max_size=3),
-        st.one_of(st.none(), st.text(st.characters(blacklist_characters="\0"), max_size=20)),
+        st.lists(st.builds(AnnotationNote, u32, st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12)), max_size=3),
+        st.one_of(st.none(), st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=20)),
     ),
     st.builds(RawRecord, st.sampled_from([1, 2, 3]), u8, st.binary(min_size=2, max_size=2)),
     # SVAL raw records: codes without a typed layout (a typed code would need valid symbol indices)
@@ -252,3 +252,14 @@ def test_any_bytes_decode_exactly_or_fail_cleanly(data: bytes) -> None:
         except CubinFormatError:
             continue
         assert encode(info) == data  # type: ignore[operator]
+
+
+def test_annotation_text_must_be_utf8() -> None:
+    """The record holds UTF-8 bytes: a lone surrogate is refused by name, not left to fail in
+    the encoder."""
+    import pytest
+
+    with pytest.raises(ValueError, match="text must be text UTF-8 can hold"):
+        AnnotationNote(0, "\ud800")
+    with pytest.raises(ValueError, match="function_info must be text UTF-8 can hold"):
+        Annotations([], [], "\udfff")
