@@ -1362,3 +1362,22 @@ def test_remove_refuses_a_builtin_a_prototyped_function_makes_anew(ptxas_ok, tmp
     monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
     got, want = _removed(tmp_path, src, "K2", target, "g")
     assert got != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_reorder_refuses_a_static_function_among_others_under_g(ptxas_ok, tmp_path, monkeypatch, target):
+    """fo_linkage -g: ptxas lists static functions after the others, so the static kernel K2's
+    definition place among them is not kept, and K1 moved into it follows vfn1, whose
+    prototype stood between the two definitions. Refused, the module left as it was; the
+    unchecked reorder differs from ptxas (sm_75)."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_linkage.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "g")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=r"cannot reorder \['K2', 'K1'\]: under -g and -c -O0 ptxas lists static functions after the others"):
+        module.reorder_functions(["K2", "K1"])
+    assert build(module) == data
+    if target == "sm_75":
+        monkeypatch.setattr(Module, "_refuse_static_among_others", lambda *_: None)
+        module.reorder_functions(["K2", "K1"])
+        assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "K1", "K2"), target, "g")

@@ -1880,6 +1880,7 @@ class Module:
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
         for n in names:
             self.function(n)  # a ModelError naming an unknown function, before anything else
+        self._refuse_static_among_others(names)
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
@@ -1896,6 +1897,25 @@ class Module:
         self.debug = debug
         self.facts = facts
         self._renumber_builtin_copies(before)
+
+    def _refuse_static_among_others(self, names: list[str]) -> None:
+        """-g and -c -O0: ModelError when a static kernel and a function that is not static
+        trade places. ptxas lists the static functions after all the others there
+        (funcorder.g_order), so the cubin does not keep where a static kernel (created at its
+        definition, with no prototype) stands among them, and a function moved into its place
+        lands somewhere the cubin does not tell (tests/funcorder_probes fo_linkage -g sm_75:
+        with the static kernel K2's definition in K1's place, K1 follows vfn1, whose prototype
+        stood between them). A static device function's body is placed by the reorder's own
+        hypotheses (:func:`semantic.creation.reorder_outcomes`)."""
+        if not self.ordering_mode().creation_style:
+            return
+        static = [n for n in names if self.function(n).linkage == "static" and self.function(n).is_kernel]
+        other = [n for n in names if self.function(n).linkage != "static"]
+        if static and other:
+            raise ModelError(
+                f"cannot reorder {names!r}: under -g and -c -O0 ptxas lists static functions after the others, so where the static kernel {static[0]!r} is defined among them, "
+                f"and so where {other[0]!r} would go, is not kept"
+            )
 
     def _edit_checked(self, edit: str, apply: Callable[[Module], None]) -> None:
         """Apply an edit, first to a copy where a kernel's use of shared memory is unknown
