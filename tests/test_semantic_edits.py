@@ -1381,3 +1381,17 @@ def test_reorder_refuses_a_static_function_among_others_under_g(ptxas_ok, tmp_pa
         monkeypatch.setattr(Module, "_refuse_static_among_others", lambda *_: None)
         module.reorder_functions(["K2", "K1"])
         assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "K1", "K2"), target, "g")
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
+def test_remove_refuses_a_taken_function_losing_its_last_kernel(ptxas_ok, tmp_path, monkeypatch, target):
+    """fo_data_taker -g: make takes the vtable's functions' addresses, and use only calls
+    through pointers; without make, ptxas lists their line sequences in another order, which
+    is not modelled. Refused, the module left as it was; the unchecked removal differs from
+    ptxas."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_data_taker.ptx"
+    data = oracle.compile_ptx(src, target, "g").read_bytes()
+    _assert_removal_refused(data, "make", "cannot remove 'make': 'd1', whose address 'make' takes, loses its last kernel")
+    monkeypatch.setattr(Module, "_refuse_moved_debug_sequences", lambda *_: None)
+    got, want = _removed(tmp_path, src, "make", target, "g")
+    assert got != want

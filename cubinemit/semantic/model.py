@@ -1580,6 +1580,16 @@ class Module:
             for callee in f.calls:
                 if callee not in gone and not any(callee in k.calls for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {callee!r} loses its last kernel caller, and where -g then lists its line sequence is not modelled")
+            # a function a variable's initializer holds whose address only the removed kernel
+            # takes (the vtable's functions make takes: tests/funcorder_probes fo_data_taker -g
+            # sm_90 without make lists d1, d0 and m in another order; an address the code
+            # takes moves nothing, fp_remove_taker without k_take)
+            from .decompose import function_tables
+
+            in_tables = {n for names in function_tables(self).values() for n in names}
+            for taken in f.address_taken:
+                if taken in in_tables and taken not in gone and not any(taken in k.calls or taken in k.address_taken for k in kernels if k.name not in gone):
+                    raise ModelError(f"cannot {edit}: {taken!r}, whose address {f.name!r} takes, loses its last kernel to reach it, and where -g then lists its line sequence is not modelled")
 
     def _first_function_references(self, functions: list[Function]) -> list[str] | None:
         """The texture/surface/sampler references the first function in .text order names, in
