@@ -30,6 +30,16 @@ def _without_kernel(text: str, kernel: str) -> str:
     return text[: cut.start()] + "\n" + text[cut.end() :]
 
 
+def _assert_refusal_was_needed(tmp_path, monkeypatch, src, kernel: str, target: str, mode: str, match: str, owner: object, check: str) -> None:
+    """Removing ``kernel`` from ptxas's build of ``src`` is refused (:func:`_assert_removal_refused`),
+    and with ``owner.check`` switched off the removal gives other bytes than ptxas's cubin of
+    the PTX without the kernel: the refusal stands where the model would be wrong."""
+    _assert_removal_refused(oracle.compile_ptx(src, target, mode).read_bytes(), kernel, match)
+    monkeypatch.setattr(owner, check, lambda *_: None)
+    got, want = _removed(tmp_path, src, kernel, target, mode)
+    assert got != want
+
+
 def _assert_removal_refused(data: bytes, kernel: str, match: str) -> None:
     """Removing ``kernel`` from the cubin ``data`` raises a ModelError matching ``match``, and
     the module then still builds ``data``: refused before anything changed."""
@@ -814,14 +824,10 @@ def test_remove_refuses_an_unknown_builtin_order(ptxas_ok, tmp_path, monkeypatch
     where k0 made the f64 one first; the model cannot tell where f0's builtins then stand
     (f0 is declared before k0, defined after it). Refused, the module left as it was; the
     unchecked removal differs from ptxas."""
-    src = oracle.PROBES.parent / "probes_builtin" / "bi_forward_split.ptx"
-    data = oracle.compile_ptx(src, "sm_75", mode).read_bytes()
-    _assert_removal_refused(data, "k0", "'f0' would make builtins")
     from cubinemit.semantic import model as semantic_model
 
-    monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
-    got, want = _removed(tmp_path, src, "k0", "sm_75", mode)
-    assert got != want
+    src = oracle.PROBES.parent / "probes_builtin" / "bi_forward_split.ptx"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k0", "sm_75", mode, "'f0' would make builtins", semantic_model, "_refuse_unknown_builtin_order")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_89"))
@@ -831,11 +837,7 @@ def test_remove_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monk
     offsets. Refused (it gave wrong bytes), the module left as it was; the unchecked removal
     differs from ptxas."""
     src = oracle.PROBES.parent / "probes_const2" / "late_banks.ptx"
-    data = oracle.compile_ptx(src, target, "g").read_bytes()
-    _assert_removal_refused(data, "k_a", "'k_a''s .nv.constant2 may hold constants of 'dev_poly'")
-    monkeypatch.setattr(Module, "_refuse_moved_debug_sequences", lambda *_: None)
-    got, want = _removed(tmp_path, src, "k_a", target, "g")
-    assert got != want
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k_a", target, "g", "'k_a''s .nv.constant2 may hold constants of 'dev_poly'", Module, "_refuse_moved_debug_sequences")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -1357,11 +1359,8 @@ def test_remove_refuses_a_builtin_a_prototyped_function_makes_anew(ptxas_ok, tmp
     from cubinemit.semantic import model as semantic_model
 
     src = oracle.PROBES.parent / "funcorder_probes" / "fo_builtins.ptx"
-    data = oracle.compile_ptx(src, target, "g").read_bytes()
-    _assert_removal_refused(data, "K2", "'__cuda_sm3x_div_rn_noftz_f32_slowpath', which 'K2''s body made, would be made by 'later''s")
-    monkeypatch.setattr(semantic_model, "_refuse_unknown_builtin_order", lambda *_: None)
-    got, want = _removed(tmp_path, src, "K2", target, "g")
-    assert got != want
+    why = "'__cuda_sm3x_div_rn_noftz_f32_slowpath', which 'K2''s body made, would be made by 'later''s"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "K2", target, "g", why, semantic_model, "_refuse_unknown_builtin_order")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90"))
@@ -1390,8 +1389,5 @@ def test_remove_refuses_a_taken_function_losing_its_last_kernel(ptxas_ok, tmp_pa
     is not modelled. Refused, the module left as it was; the unchecked removal differs from
     ptxas."""
     src = oracle.PROBES.parent / "funcorder_probes" / "fo_data_taker.ptx"
-    data = oracle.compile_ptx(src, target, "g").read_bytes()
-    _assert_removal_refused(data, "make", "cannot remove 'make': 'd1', whose address 'make' takes, loses its last kernel")
-    monkeypatch.setattr(Module, "_refuse_moved_debug_sequences", lambda *_: None)
-    got, want = _removed(tmp_path, src, "make", target, "g")
-    assert got != want
+    why = "cannot remove 'make': 'd1', whose address 'make' takes, loses its last kernel"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "make", target, "g", why, Module, "_refuse_moved_debug_sequences")

@@ -29,8 +29,6 @@ from .constants import (
     SHN_XINDEX,
     SHT_CUDA_GLOBAL_INIT,
     SHT_PROGBITS,
-    SHT_REL,
-    SHT_RELA,
     STB_GLOBAL,
     STT_SECTION,
     SHT_CUDA_CONSTANT,
@@ -108,6 +106,8 @@ def strtab_slack(obj: ElfObject) -> int:
         return 0
     slack = 0
     texture_banks = relocated_banks(obj)
+    # the sections a relocation section targets
+    targets = {id(r.info) for r in obj.relocation_sections() if not r.mercury}
     for s in obj.sections:
         if s.mercury:
             continue
@@ -122,8 +122,7 @@ def strtab_slack(obj: ElfObject) -> int:
         elif s.name.startswith(".nv.constant2."):
             # 8 for a bank without a relocation section (a kernel of a module without the ABI:
             # tests/probes_directives module_local, names of 1 to 24 characters)
-            relocated = any(r.info is s for r in obj.sections if r.sh_type in (SHT_REL, SHT_RELA) and not r.mercury)
-            slack += 36 + len(name_bytes(s.name)) - len(".nv.constant2.") if relocated else 8
+            slack += 36 + len(name_bytes(s.name)) - len(".nv.constant2.") if id(s) in targets else 8
     return slack
 
 

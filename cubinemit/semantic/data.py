@@ -160,6 +160,14 @@ def initialiser_asks(legacy: bool, relocs: Sequence[Relocation], rela_first: boo
     return asks[::-1] if rela_first else asks
 
 
+def _shared_declarers(module: Module) -> set[str]:
+    """The device functions whose own .shared variables may be named right after their code.
+    ptxas's builtins declare none: what is named after a builtin's code is the module data
+    walk of the first function (-g -c: `.text.__cuda_sm3x_div_rn_noftz_f32_slowpath
+    .nv_debug.shared CB1 CB2`; tests/probes_gshared/gsh_builtin_first)."""
+    return {f.name for f in module.functions if not f.is_kernel and not is_builtin_name(f.name)}
+
+
 def local_block(data: Sequence[DataObject]) -> tuple[int, int] | None:
     """The size and alignment of every kernel's ``.nv.local.<k>``: the module-scope
     ``.local`` variables in declaration order, each at its alignment, unused ones too; the
@@ -913,10 +921,7 @@ def _decompose_relocatable_shared(obj: ElfObject, module: Module, sections: list
     visible, internal = [], []
     slots = [slot.text for slot in obj.strtab.slots]
     position = {t: i for i, t in enumerate(slots)}
-    # ptxas's builtins declare no .shared variables: what is named after a builtin's code is
-    # the module data walk of the first function (-g -c: `.text.__cuda_sm3x_div_rn_noftz_f32_slowpath
-    # .nv_debug.shared CB1 CB2`; tests/probes_gshared/gsh_builtin_first)
-    device = {f.name for f in module.functions if not f.is_kernel and not is_builtin_name(f.name)}
+    device = _shared_declarers(module)
     for y in obj.symbols:  # creation order
         if y.type == STT_SECTION and y.section is not None and y.section.name.startswith(".text."):
             current = y.section.name[len(".text.") :]
@@ -1066,10 +1071,7 @@ def _decompose_debug_shared(
     slots = [slot.text for slot in obj.strtab.slots]
     walk, _ = _data_walk(obj, module, walk_stop)
     kernels = {s.name[len(".nv.shared.") :]: s for s in sections}
-    # ptxas's builtins declare no .shared variables: what is named after a builtin's code is
-    # the module data walk of the first function (-g -c: `.text.__cuda_sm3x_div_rn_noftz_f32_slowpath
-    # .nv_debug.shared CB1 CB2`; tests/probes_gshared/gsh_builtin_first)
-    device = {f.name for f in module.functions if not f.is_kernel and not is_builtin_name(f.name)}
+    device = _shared_declarers(module)
     # a kernel's own variable named after the last relocation section ptxas asked for is one
     # its code never references (named after the walk, sh_rand0 -g: `.rela.text.k0 k0v0`)
     unused: set[str] = set()

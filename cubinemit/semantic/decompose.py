@@ -42,7 +42,7 @@ from ..funcorder import Param, PtxFunction, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
-from .model import LOCAL_BLOCK, DataObject, DebugSection, Function, Module, Relocation, empty_ptx_section, unmodelled_options
+from .model import LOCAL_BLOCK, NO_ABI_DEBUG, DataObject, DebugSection, Function, Module, Relocation, empty_ptx_section, unmodelled_options
 
 if TYPE_CHECKING:
     from ..elf.strtab import StringTable
@@ -526,9 +526,7 @@ def decompose(obj: ElfObject) -> Module:
             raise CubinFormatError(f"ABI version {obj.abi_version} is not one ptxas writes for sm_{obj.sm}", where="ELF header e_ident[8]")
         module.facts["abi_disabled"] = True
     if module.device_debug and any(s.name.startswith(".nv.local.") for s in obj.sections):
-        from .emit import _NO_ABI_DEBUG
-
-        raise NotImplementedError(_NO_ABI_DEBUG)
+        raise NotImplementedError(NO_ABI_DEBUG)
 
     by_name = {s.name: s for s in obj.sections if not s.mercury}
     compat = by_name.get(".nv.compat")

@@ -59,7 +59,7 @@ from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
 from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, local_block, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
-from .model import DataObject, DebugSection, Function, Module, Relocation, abi_disabled, empty_ptx_section, unmodelled_options
+from .model import NO_ABI_DEBUG, DataObject, DebugSection, Function, Module, Relocation, abi_disabled, empty_ptx_section, unmodelled_options
 from .texrefs import REF_TYPES
 
 if TYPE_CHECKING:
@@ -153,12 +153,6 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     for callee in reversed(holders):
         out += [f for f in reversed(late) if callee.name in reached[f.name] and f not in out]
     return out + [f for f in reversed(late) if f not in out]
-
-
-#: -g output of a module ptxas builds without the ABI (module-scope .local variables, PTX
-#: before ISA 3.1): no .nv.callgraph or .nv.prototype, and .nv.info records in another order
-#: with MAX_STACK_SIZE (tests/probes_directives module_local)
-_NO_ABI_DEBUG = "-g output without the ABI (module-scope .local variables) is not implemented yet"
 
 
 class _Emitter:
@@ -1582,7 +1576,7 @@ class _Emitter:
         if why is not None:
             raise NotImplementedError(why)
         if self.debug and any(d.space == "local" for d in m.data):
-            raise NotImplementedError(_NO_ABI_DEBUG)
+            raise NotImplementedError(NO_ABI_DEBUG)
         if self.rel:
             obj.e_type = ET_REL
         preserve = bool(m.options.get("preserve_relocs")) and self.family is Family.LEGACY

@@ -47,6 +47,12 @@ FOLLOWED_PAYLOADS = (".debug_frame", ".debug_str", *LINE_PAYLOADS, *NAME_RECORD_
 #: (the cubin names none of them: only the size and alignment of each .nv.local.<k> remain)
 LOCAL_BLOCK = ".nv.local"
 
+#: -g output of a module ptxas builds without the ABI (module-scope .local variables, PTX
+#: before ISA 3.1): no .nv.callgraph or .nv.prototype, and .nv.info records in another order
+#: with MAX_STACK_SIZE; declined by the emitter and the decomposer (tests/probes_directives
+#: module_local)
+NO_ABI_DEBUG = "-g output without the ABI (module-scope .local variables) is not implemented yet"
+
 #: the debug payloads ptxas writes itself, whatever the PTX declares
 PTXAS_DEBUG_PAYLOADS = (".debug_frame", ".debug_line", *LINE_PAYLOADS, *NAME_RECORD_PAYLOADS)
 
@@ -162,8 +168,10 @@ def _refuse_unknown_builtin_order(edit: str, after: list[Function], before: list
     # __cuda_sm20_rem_s64, which K2's body had made first)
     kept = {f.name for f in after}
     for i, f in enumerate(before):
+        if f.name not in gone:
+            continue
         j = i + 1
-        while f.name in gone and j < len(before) and _builtin_kind(before[j]) and before[j].name in f.calls:
+        while j < len(before) and _builtin_kind(before[j]) and before[j].name in f.calls:
             b = before[j].name
             heir = next((g for g in after if b in g.calls and not _builtin_kind(g)), None)
             if b in kept and heir is not None and not heir.is_kernel:
@@ -1574,6 +1582,9 @@ class Module:
                         raise ModelError(f"cannot {edit}: under -g {k.name!r}'s .nv.constant2 may hold constants of {kept[0]!r}, which ptxas then lays out anew (its code changes)")
         if self.sm < 90 or not self._has_line_tables():
             return
+        from .decompose import function_tables
+
+        in_tables = {n for names in function_tables(self).values() for n in names}
         for f in kernels:
             if f.name not in gone:
                 continue
@@ -1584,9 +1595,6 @@ class Module:
             # takes (the vtable's functions make takes: tests/funcorder_probes fo_data_taker -g
             # sm_90 without make lists d1, d0 and m in another order; an address the code
             # takes moves nothing, fp_remove_taker without k_take)
-            from .decompose import function_tables
-
-            in_tables = {n for names in function_tables(self).values() for n in names}
             for taken in f.address_taken:
                 if taken in in_tables and taken not in gone and not any(taken in k.calls or taken in k.address_taken for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {taken!r}, whose address {f.name!r} takes, loses its last kernel to reach it, and where -g then lists its line sequence is not modelled")
