@@ -7,7 +7,7 @@ import re
 import pytest
 
 import oracle
-from cubinemit.errors import ModelError
+from cubinemit.errors import ModelError, ToolchainError
 from cubinemit.reader import read_cubin
 from cubinemit.semantic.build import build
 from cubinemit.semantic import Module
@@ -24,8 +24,10 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
 
 
 def _without_kernel(text: str, kernel: str) -> str:
-    """``text`` without the definition of ``kernel`` (a blank line in its place)."""
+    """``text`` without the definition of ``kernel``, or of a device function so named (a
+    blank line in its place)."""
     cut = re.search(r"\n(?:\.visible )?\.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    cut = cut or re.search(r"\n(?:\.visible |\.weak )?\.func\s+(?:\([^)]*\)\s*)?" + re.escape(kernel) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
     assert cut is not None
     return text[: cut.start()] + "\n" + text[cut.end() :]
 
@@ -535,65 +537,48 @@ def test_reorder_weak_builtins_follow_their_first_caller(ptxas_ok, tmp_path, tar
 
 @pytest.mark.parametrize("target", ["sm_75", "sm_90"])
 @pytest.mark.parametrize("mode", ["def", "c", "O0_c"])
-def test_reorder_keeps_functions_declared_for_data(ptxas_ok, tmp_path, target, mode):
-    """Functions a variable's initializer points to are declared before it (nvcc's vtables):
-    ptxas creates them at the prototype, so swapping their definitions changes nothing
-    (probes_rw3 virtual_shapes -c came out reordered). fc's body makes the f64 division
-    builtin where it stands (tests/funcorder_probes/fo_data_declared); in -c and whole
-    program every swap gives ptxas's bytes."""
-    src = oracle.PROBES.parent / "funcorder_probes" / "fo_data_declared.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, mode)
+def test_reorder_of_functions_a_variable_points_to(ptxas_ok, tmp_path, target, mode):
+    """Functions a variable's initializer points to are declared by prototype before it in
+    nvcc's and LLVM's PTX (tests/funcorder_probes/fo_data_declared: ptxas creates them
+    there, and swapping their definitions moves nothing) and may be defined before it in
+    hand-written PTX (fo_data_defined: created at their definitions, which the swap moves).
+    Both give one cubin, so a plain reorder either gives both PTX's bytes or is refused
+    before anything changed (fo_shuffle_data and weak_vtable_last -c came out in the nvcc
+    order); with ``prototyped=True`` the caller vouches for the prototypes, and the swaps
+    give fo_data_declared's bytes. fc's body makes the f64 division builtin where it
+    stands."""
+    probes = oracle.PROBES.parent / "funcorder_probes"
+    texts = [(probes / f"{stem}.ptx").read_text() for stem in ("fo_data_declared", "fo_data_defined")]
+    data = _compile(tmp_path / "declared", "fo_data", texts[0], target, mode)
+    assert _compile(tmp_path / "defined", "fo_data", texts[1], target, mode) == data  # the cubin cannot tell
+    parted = refused = 0
     outcomes = {}
     for a, b in (("fa", "fb"), ("fb", "fc"), ("fa", "k"), ("fc", "k")):
-        module = decompose(read_cubin(data))
-        want = _compile(tmp_path / f"{a}{b}", src.stem, _swap_definitions(text, a, b), target, mode)
-        try:
-            module.reorder_functions([b, a])
-        except ModelError as exc:
-            assert "the places it may have held give different cubins" in str(exc)
-            assert build(module) == data  # refused before anything changed
-            outcomes[a, b] = "refused"
-            continue
-        assert build(module) == want, (a, b)
-        outcomes[a, b] = "same" if want == data else "changed"
-    # swapping definitions of functions declared ahead moves nothing. -c -O0 makes fc's
-    # builtin after k once k is defined before fc: fc's body stands right before its builtin,
-    # so swapping fc and k is known; where fa was defined is not (before fc's body or after
-    # it), so moving k into its place is refused
-    assert outcomes[("fa", "fb")] == outcomes[("fb", "fc")] == "same"
-    if mode == "O0_c":
-        assert outcomes[("fa", "k")] == "refused"
-        assert outcomes[("fc", "k")] == "changed"
+        wants = []
+        for i, text in enumerate(texts):
+            try:
+                wants.append(_compile(tmp_path / f"{a}{b}{i}", "fo_data", _swap_definitions(text, a, b), target, mode))
+            except ToolchainError:
+                assert i == 1 and "k" in (a, b)  # k defined before the variable it reads: no such PTX
+        parted += len(set(wants)) > 1
+        for prototyped in (False, True):
+            module = decompose(read_cubin(data))
+            try:
+                module.reorder_functions([b, a], prototyped=prototyped)
+            except ModelError:
+                assert build(module) == data  # refused before anything changed
+                refused += not prototyped
+                outcomes[a, b, prototyped] = "refused"
+                continue
+            got = build(module)
+            assert got == wants[0] and (prototyped or set(wants) == {got}), (a, b, prototyped)
+            outcomes[a, b, prototyped] = "same" if got == data else "changed"
+    if mode == "def":
+        assert parted == refused == 0  # whole program compiles none of them apart from k
     else:
-        assert outcomes[("fa", "k")] == outcomes[("fc", "k")] == "same"
-
-
-@pytest.mark.parametrize("target", ["sm_90", "sm_100a", "sm_120"])
-def test_reorder_refused_where_a_mercury_address_table_may_move(ptxas_ok, tmp_path, monkeypatch, target):
-    """Whole program: swapping the definitions of f1 and f2, declared by prototype before
-    tab[] = {f1, f2}, changes nothing in ptxas's output. Below sm_100 the model gives those
-    bytes; from sm_100 on k_take's table keeps its Mercury relocations in declaration order,
-    which the cubin does not tell from definition order: refused, and with the check off the
-    relocations swap where ptxas's do not (tests/probes_fp/fp_table_prototyped)."""
-    src = oracle.PROBES.parent / "probes_fp" / "fp_table_prototyped.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "def")
-    want = _compile(tmp_path / "swapped", src.stem, _swap_definitions(text, "_Z2f1i", "_Z2f2i"), target, "def")
-    assert want == data
-    module = decompose(read_cubin(data))
-    if target == "sm_90":
-        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
-        assert build(module) == want
-        return
-    with pytest.raises(ModelError, match="declaration order"):
-        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
-    assert build(module) == data
-    with monkeypatch.context() as patched:
-        patched.setattr(Module, "_refuse_moved_table_order", lambda *_: None)
-        module.reorder_functions(["_Z2f2i", "_Z2f1i"])
-    assert build(module) != want
-
+        assert parted and refused >= parted
+        # swapping definitions of functions declared ahead moves nothing
+        assert outcomes["fa", "fb", True] == outcomes["fb", "fc", True] == "same"
 
 def test_reorder_refuses_unknown_names(cubin):
     module = decompose(read_cubin(cubin("func_calls", "sm_90", "def")))
@@ -1391,3 +1376,66 @@ def test_remove_refuses_a_taken_function_losing_its_last_kernel(ptxas_ok, tmp_pa
     src = oracle.PROBES.parent / "funcorder_probes" / "fo_data_taker.ptx"
     why = "cannot remove 'make': 'd1', whose address 'make' takes, loses its last kernel"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "make", target, "g", why, Module, "_refuse_moved_debug_sequences")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("removed", ["f0", "f4"])
+def test_remove_refuses_moving_the_first_function_of_an_address_table(ptxas_ok, tmp_path, monkeypatch, target, removed):
+    """fo_shuffle_data -g: ``tbl = {f2}`` keeps an R_CUDA_64 to f2 while f2 comes first in
+    .text; without f0 (or f4) another function comes first and ptxas writes f2's slot as the
+    number it gives f2 (1), no relocation. Which function such a number stands for is not in
+    the cubin, so the removal is refused; unchecked, it differs from ptxas."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_shuffle_data.ptx"
+    why = "'tbl' holds function addresses, which -g resolves to numbers .* moves from 'f2'"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, removed, target, "g", why, Module, "_refuse_moved_first_address")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("probe", ["weak_shared_one", "weak_mixed"])
+def test_remove_last_kernel_keeps_module_shared_declared(ptxas_ok, tmp_path, target, probe):
+    """-g without kernels left: the module's .shared variables stay declared in the PTX, and
+    ptxas makes .nv_debug.shared for them and drops it, its name left in .shstrtab. The model
+    dropped the variables with their last user, and the name was missing."""
+    src = oracle.PROBES.parent / "probes_weak" / f"{probe}.ptx"
+    got, want = _removed(tmp_path, src, "k", target, "g")
+    assert b".nv_debug.shared\0" in want
+    assert got == want
+
+
+def test_remove_refuses_line_sequences_in_an_order_of_their_own(ptxas_ok, tmp_path, monkeypatch):
+    """bi_weak_taken_callgraph -g sm_90: the line table lists f3 f0 k1 f1 f2 k0, neither
+    .text order (k1 f2 k0 ... f1 ... f0 f3) nor device functions then kernels in it. Without
+    f0 the -g shuffle moves k0 first, and ptxas lists f3 k0 f1 k1 f2; the model kept the
+    sequences as they stood. Refused; unchecked, it differs from ptxas."""
+    src = oracle.PROBES.parent / "probes_builtin" / "bi_weak_taken_callgraph.ptx"
+    why = "the line tables list the functions in an order of their own, not .text order, and the edit changes the kernels"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "f0", "sm_90", "g", why, Module, "_refuse_unfollowed_sequences")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_89"))
+def test_remove_hands_a_table_on_when_its_taker_loses_its_turn(ptxas_ok, tmp_path, target):
+    """fo_table_load_taker -g: k1 calls the static h, which references tm, so ptxas's walk
+    (non-static functions first, each before its callees) reaches h through k1 before k3, and
+    h takes tm's f2. Without k1, k3 references tm first and takes f2: k3 comes first in .text
+    and h falls back among the others. The model left f2 with h."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_table_load_taker.ptx"
+    got, want = _removed(tmp_path, src, "k1", target, "g", check=lambda m: m.function("h").address_taken == ["f2"] or pytest.fail("h does not take f2"))
+    assert got == want
+
+
+def test_remove_refuses_a_table_function_losing_its_last_loader(ptxas_ok, tmp_path, monkeypatch):
+    """fo_table_load_taker -g sm_90: k3 loads f2 from tm and calls it; without k3 no kernel
+    reaches f2 and ptxas lists the device functions' sequences f1 f2 h, not h f1 f2. Where
+    -g lists a sequence then is not modelled: refused; unchecked, it differs."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_table_load_taker.ptx"
+    why = "'f2', whose address 'k3' takes, loses its last kernel"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k3", "sm_90", "g", why, Module, "_refuse_moved_debug_sequences")
+
+
+def test_remove_refuses_a_device_function_that_may_use_module_shared(ptxas_ok, tmp_path, monkeypatch):
+    """weak_lib_rdc -g sm_75 (no kernel): f_w's use of w_s is resolved, no relocation names
+    it, and the decomposition takes f_v for its user. Without f_w ptxas drops
+    .nv_debug.shared and w_s; the model kept them. Refused; unchecked, it differs."""
+    src = oracle.PROBES.parent / "probes_weak" / "weak_lib_rdc.ptx"
+    why = "which device function uses 'w_s' is not in the cubin"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "f_w", "sm_75", "g", why, Module, "_refuse_moved_debug_shared")

@@ -248,7 +248,10 @@ def reorder_outcomes(
     was, where moving k1 into f1's place would put it first). A kernel is defined where it
     is created (nvcc writes no prototype for a kernel it defines), as is a function whose
     first builtins follow it; one whose body makes builtins stands right before the first
-    of them; ``declared`` ones (a variable holds their address) have a prototype. A moved
+    of them; ``declared`` ones have a prototype (the caller knows: nvcc and LLVM declare a
+    function a variable's initializer points to before the variable, while PTX that defines
+    it first creates it at its definition, and the cubin keeps neither: tests/funcorder_probes
+    fo_data_declared and fo_data_defined give one cubin). A moved
     function without prototype is created at its new definition; a body makes the builtins
     it calls that do not exist yet where it stands, in call order (builtins that only
     builtins call keep their places after every user body: tests/probes_builtin/bi_nested)."""

@@ -249,9 +249,8 @@ def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[P
     """``functions`` (a creation order) after putting ``names``' definitions in this order, or
     ModelError where the places their definitions may have held give different cubins
     (semantic.creation.reorder_outcomes; every hypothesis must give the same .text order,
-    symbols, callgraph, prototypes and signature strings). ``declared``: the functions a
-    variable's initializer points to, declared by prototype before it (nvcc writes module
-    variables before the functions: probes_rw3 virtual_shapes -c, the vtables' destructors)."""
+    symbols, callgraph, prototypes and signature strings). ``declared``: functions the caller
+    says a prototype declares before their definitions."""
     from .creation import derived_by_rules, reorder_outcomes
 
     by_name = {f.name: f for f in functions}
@@ -336,6 +335,33 @@ def _records_arranged(section: str, data: bytes, arrange: Callable[[list[str]], 
         return data
     by_name = dict(records)
     return b"".join(by_name[n] for n in order)
+
+
+def _sequence_arranger(before: list[str], after: list[str], kernels: set[str], edit: str | None = None) -> Callable[[list[str]], list[str]]:
+    """How a removal that changes .text order from ``before`` to ``after`` puts a line table's
+    sequences (or a -g register table's records), given their functions' names in the
+    order they stand (:meth:`Module._follow_text_order`): in .text order where they stood
+    so, the kernels' after the others where those stood so; otherwise as they stand (ftab -g
+    sm_100a without k_itab: k_ftab f_one f_two f_three, the device functions' .text order
+    changed). With ``edit``, that last case raises ModelError where the kernels' .text order
+    changes: then ptxas's order is not known (bi_weak_taken_callgraph -g sm_90 without f0:
+    f3 f0 k1 f1 f2 k0 becomes f3 k0 f1 k1 f2 as the -g shuffle moves k0 before k1)."""
+
+    def in_text_order(names: list[str]) -> bool:
+        return names == [n for n in before if n in names]
+
+    def arrange(names: list[str]) -> list[str]:
+        if in_text_order(names):
+            return [n for n in after if n in names]
+        head = [n for n in names if n not in kernels]
+        tail = [n for n in names if n in kernels]
+        if names == head + tail and in_text_order(tail):
+            return head + [n for n in after if n in tail]
+        if edit is not None and [n for n in before if n in tail] != [n for n in after if n in tail]:
+            raise ModelError(f"cannot {edit}: the line tables list the functions in an order of their own, not .text order, and the edit changes the kernels' .text order")
+        return names
+
+    return arrange
 
 
 def _mercury_debug_edited(
@@ -927,6 +953,8 @@ class Module:
                 functions[i] = by_name[k]
         data = self._data_after_removal(gone)
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
+        self._refuse_moved_first_address(f"remove {name!r}", functions)
+        self._refuse_unfollowed_sequences(f"remove {name!r}", functions, gone)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
@@ -1114,19 +1142,34 @@ class Module:
         from .decompose import ptx_function, function_tables
 
         tables = function_tables(self)
-        if not tables or not any(f.name in gone and f.address_taken for f in self.functions):
+        if not tables or not any(f.address_taken for f in self.functions):
             return {}
         # the tables a removed function took: it references them and holds their contents
         lost = {r.symbol for f in self.functions if f.name in gone for r in f.relocations if r.symbol in tables and set(tables[r.symbol]) <= set(f.address_taken)}
-        refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in kept}
-        takers = table_takers([ptx_function(f) for f in kept], refs)
+
+        def takers_among(functions: list[Function]) -> dict[str, str]:
+            refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in functions}
+            return table_takers([ptx_function(f) for f in functions], refs)
+
+        takers = takers_among(kept)
         out: dict[str, list[str]] = {}
+        # a kept taker may lose its turn: the walk reached it through a removed kernel first
+        # (fo_table_load_taker -g without k1: static h, which k1 called, no longer comes
+        # before k3, which then takes tm)
+        for v, old in takers_among(self.functions).items():
+            fn = next((f for f in kept if f.name == old), None)
+            if fn is None or takers.get(v) == old or not set(tables.get(v, ())) <= set(fn.address_taken):
+                continue
+            if list(fn.address_taken) != list(tables[v]):
+                raise ModelError(f"cannot remove {name!r}: {old!r} would no longer take the addresses in {v!r}, which it takes among its own, in an order not modelled")
+            out[old] = []
+            lost.add(v)
         for v in sorted(lost):
             taker = takers.get(v)
             if taker is None:
                 continue  # nothing references it any more: taken by the data alone
             fn = next(f for f in kept if f.name == taker)
-            if fn.address_taken or taker in out:
+            if out.get(taker, fn.address_taken):  # (an old taker that lost its table takes none)
                 raise ModelError(f"cannot remove {name!r}: {taker!r} would take the addresses in {v!r} among its own, in an order not modelled")
             out[taker] = list(tables[v])
         return out
@@ -1519,20 +1562,7 @@ class Module:
             return
         from . import lines
 
-        kernels = {f.name for f in self.functions if f.is_kernel}
-
-        def in_text_order(names: list[str]) -> bool:
-            return names == [n for n in text_before if n in names]
-
-        def arrange(names: list[str]) -> list[str]:
-            if in_text_order(names):
-                return [n for n in after if n in names]
-            head = [n for n in names if n not in kernels]
-            tail = [n for n in names if n in kernels]
-            if names == head + tail and in_text_order(tail):
-                return head + [n for n in after if n in tail]
-            return names
-
+        arrange = _sequence_arranger(text_before, after, {f.name for f in self.functions if f.is_kernel})
         debug = []
         for d in self.debug:
             if d.name in NAME_RECORD_PAYLOADS:
@@ -1546,6 +1576,25 @@ class Module:
             lambda name, data: _records_arranged(name, data, arrange),
             lambda name, events: lines.edited_events(name, events, arrange, None),
         )
+
+    def _refuse_unfollowed_sequences(self, edit: str, functions: list[Function], gone: set[str]) -> None:
+        """ModelError before a removal where :meth:`_follow_text_order` could not tell where the
+        kept line sequences or register-table records go (:func:`_sequence_arranger`)."""
+        before = self._text_order()
+        after = attrs.evolve(self, functions=functions)._text_order()
+        if [n for n in before if n in set(after)] == after:
+            return
+        arrange = _sequence_arranger(before, after, {f.name for f in functions if f.is_kernel}, edit)
+        for d in self.debug:
+            if d.name in NAME_RECORD_PAYLOADS:
+                names = [n for n, _ in _name_records(d.name, d.data)]
+            elif d.name in LINE_TABLES and d.relocations:
+                names = [r.symbol for r in sorted(d.relocations, key=lambda r: r.offset) if r.symbol]
+            else:
+                continue
+            names = [n for n in dict.fromkeys(names) if n not in gone]
+            if len(names) == len(set(names)):
+                arrange(names)
 
     def _has_line_tables(self) -> bool:
         return any(d.name in LINE_TABLES and d.data for d in self.debug)
@@ -1584,7 +1633,8 @@ class Module:
             return
         from .decompose import function_tables
 
-        in_tables = {n for names in function_tables(self).values() for n in names}
+        tables = function_tables(self)
+        in_tables = {n for names in tables.values() for n in names}
         for f in kernels:
             if f.name not in gone:
                 continue
@@ -1595,7 +1645,10 @@ class Module:
             # takes (the vtable's functions make takes: tests/funcorder_probes fo_data_taker -g
             # sm_90 without make lists d1, d0 and m in another order; an address the code
             # takes moves nothing, fp_remove_taker without k_take)
-            for taken in f.address_taken:
+            # (or whose table only the removed kernel loads from: fo_table_load_taker -g sm_90
+            # without k3, whose code loads f2 from tm, lists f1 f2 h, not h f1 f2)
+            loaded = [n for r in f.relocations if r.symbol in tables for n in tables[r.symbol]]
+            for taken in dict.fromkeys([*f.address_taken, *loaded]):
                 if taken in in_tables and taken not in gone and not any(taken in k.calls or taken in k.address_taken for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {taken!r}, whose address {f.name!r} takes, loses its last kernel to reach it, and where -g then lists its line sequence is not modelled")
 
@@ -1663,6 +1716,36 @@ class Module:
         for d in self.data:
             if any(r.type == R_CUDA_FUNC_DESC_64 for r in d.relocations):
                 raise ModelError(f"cannot {edit}: {d.name!r} holds kernel addresses, and where their symbols, slots and EXTERNS records go after an edit is not modelled")
+
+    def _refuse_moved_first_address(self, edit: str, functions: list[Function]) -> None:
+        """-g without -c: ModelError when an edit changes the first function in .text while
+        a module variable no code references holds function addresses in its initializer.
+        ptxas leaves a relocation for the first function's slots and writes the others'
+        resolved values, numbers it gives the functions in initializer order, which the cubin
+        keeps only as bytes (tests/funcorder_probes fo_shuffle_data -g: ``tbl = {f2}`` holds an
+        R_CUDA_64 to f2 while f2 comes first, 1 once f0 is removed and f4 comes first); which
+        function a resolved slot names is not kept, so the slots after the edit are not
+        known."""
+        from .data import R_CUDA_64
+
+        if not self.device_debug or self.options.get("compile_only"):
+            return
+        names = {f.name for f in self.functions}
+        # a variable some code references keeps a relocation per function (probed: a static
+        # device function's `mov.u64 %rd, tbl` is enough)
+        referenced = {r.symbol for f in self.functions for r in (*f.relocations, *f.constant_relocations)}
+        unreferenced = [d for d in self.data if d.name not in referenced and d.init]
+        holder = next((d for d in unreferenced if any(r.type == R_CUDA_64 and r.symbol in names for r in d.relocations)), None)
+        if holder is None and not (self.facts.get("resolved_data") and any(any(d.init or b"") for d in unreferenced)):
+            return
+        before = self._text_order()
+        after = attrs.evolve(self, functions=functions)._text_order()
+        if before[:1] != after[:1]:
+            what = repr(holder.name) if holder is not None else "a module variable"
+            raise ModelError(
+                f"cannot {edit}: {what} holds function addresses, which -g resolves to numbers the cubin does not tie to their functions except the first function's in .text, "
+                f"which moves from {before[0]!r} to {after[0] if after else None!r}"
+            )
 
     def _refuse_carried_bindless(self, edit: str) -> None:
         """ModelError when a function carries its BINDLESS_*_BANK records as a fact (below
@@ -1749,6 +1832,15 @@ class Module:
         by_name = {f.name: f for f in self.functions}
         orphans = set().union(*(call_closure(by_name, g) for g in gone)) - gone
         dropped = next((d for d in shared if d.linkage != "extern" and d.scope not in gone and d.users and set(d.users) <= gone), None)
+        device_gone = sorted(g for g in gone if g in by_name and not by_name[g].is_kernel)
+        for d in shared if device_gone else ():
+            # a device function's use of a module variable is resolved, no relocation names
+            # it: the decomposition takes one that explains the layout, and a removed device
+            # function may have been the user (tests/probes_weak weak_lib_rdc -g sm_75: w_s
+            # taken for f_v's, f_w's in the PTX; without f_w .nv_debug.shared goes)
+            guessed = [u for u in d.users if u in by_name and u not in gone and not by_name[u].is_kernel and not any(r.symbol == d.name for r in by_name[u].relocations)]
+            if d.linkage != "extern" and d.scope is None and guessed:
+                raise ModelError(f"cannot {edit}: under -g which device function uses {d.name!r} is not in the cubin ({guessed[0]!r} is taken for its user), and {device_gone[0]!r} may be it")
         if dropped is not None and orphans:
             # the users a -g decomposition records are the kernels that explain the layout: the
             # variable may be a kept callee's, which ptxas then colours (tests/probes_edits
@@ -1764,7 +1856,8 @@ class Module:
         kept = {f.name for f in trial.functions if f.is_kernel}
         # an extern's symbol follows the static sizes of its kernels (a derived value the kept
         # offsets already compare); the other symbols say where each object went
-        names = {d.name for d in trial.data if d.space == "shared" and d.linkage != "extern"}
+        # (a variable that lost every user stays declared without kernels, unplaced)
+        names = {d.name for d in self.data if d.space == "shared" and d.linkage != "extern" and d.scope not in gone and not (d.users and set(d.users) <= gone)}
 
         def coloured(layout: SharedLayout | None, objects: list[DataObject]) -> bool:
             return layout is not None and any(layout.symbols.get(d.name, ("",))[0] == DEBUG_SECTION for d in objects if d.space == "shared" and d.linkage != "extern")
@@ -1816,7 +1909,15 @@ class Module:
         LocalBlock[], goes)."""
         if self.options.get("compile_only"):
             return list(self.data)
-        return [d for d in self.data if not d.users or set(d.users) - gone or (d.space == "shared" and d.linkage == "extern")]
+        # -g without kernels left: a module .shared variable stays declared, and ptxas makes
+        # .nv_debug.shared for it (and drops it: its name stays in .shstrtab; tests/probes_weak
+        # weak_shared_one -g without k)
+        kernelless = self.device_debug and not any(f.is_kernel and f.name not in gone for f in self.functions)
+        return [
+            d
+            for d in self.data
+            if not d.users or set(d.users) - gone or (d.space == "shared" and (d.linkage == "extern" or (kernelless and d.scope is None)))
+        ]
 
     def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], Callable[[list[str]], list[str]]]:
         """How the line-table sequences stand once the module's functions are ``functions``,
@@ -1872,7 +1973,7 @@ class Module:
             if d.scope in owners and _LINE_NAMED.match(d.name):
                 raise ModelError(f"cannot {edit}: {d.name!r} of {d.scope!r} is named after its PTX line, which the edit moves")
 
-    def reorder_functions(self, names: list[str]) -> None:
+    def reorder_functions(self, names: list[str], *, prototyped: bool = False) -> None:
         """Put the named functions in this PTX definition order, in the places they held among
         the module's functions (naming every function reorders the whole module). ptxas's
         .text order, symbols, records and .debug_frame entries follow when the cubin is built.
@@ -1881,19 +1982,21 @@ class Module:
         new .text order; refused in relocatable output, and under -g in modules with shared or
         texture variables (:meth:`_refuse_recompiled_under_g`).
 
-        A function whose address a variable's initializer holds is declared by prototype
-        before the variable (nvcc writes module variables before the functions), and ptxas
-        creates a function where the PTX first mentions it: moving its definition moves
-        nothing (probes_rw3 virtual_shapes -c: the destructors of the vtables keep their
-        places, and the cubin does not change). The cubin does not keep where a function
-        declared by prototype was defined either: the reorder is refused where the places
-        its definition may have held give different cubins (:meth:`_reordered`), and where it
+        ptxas creates a function where the PTX first mentions it, by prototype or by
+        definition, and the cubin does not keep which. nvcc and LLVM declare a function a
+        variable's initializer points to by prototype before the variable, where moving its
+        definition moves nothing (probes_rw3 virtual_shapes -c); PTX that defines it before
+        the variable creates it there, and the move moves it (tests/funcorder_probes
+        fo_data_defined, probes_weak weak_vtable_last -c). ``prototyped=True`` says the
+        module's PTX has those prototypes (the compiler that wrote it knows); without it
+        both are tried. The reorder is refused where the places a definition may have held
+        give different cubins (:meth:`_reordered`), and where it
         moves a kept name's ``.nv.constant4`` slot (whole program), or makes a kernel the cubin
         does not say uses shared memory the first one that might
         (:meth:`_refuse_unknown_shared_use`)."""
-        self._edit_checked("reorder functions", lambda m: m._reorder_functions(names))
+        self._edit_checked("reorder functions", lambda m: m._reorder_functions(names, prototyped))
 
-    def _reorder_functions(self, names: list[str]) -> None:
+    def _reorder_functions(self, names: list[str], prototyped: bool = False) -> None:
         if len(set(names)) != len(names):
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
         for n in names:
@@ -1902,8 +2005,9 @@ class Module:
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
-        functions = self._reordered(names)
+        functions = self._reordered(names, prototyped)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
+        self._refuse_moved_first_address("reorder functions", functions)
         self._refuse_recompiled_under_g("reorder functions")
         self._refuse_carried_bindless("reorder functions")
         self._refuse_kernel_addresses("reorder functions")
@@ -1968,11 +2072,12 @@ class Module:
                 f"cannot {edit}: the cubin does not say whether {first!r} uses the dynamic shared memory (its inlined copies leave a relocation section either way), and ptxas puts .nv.reservedSmem.cap after the first kernel that does"
             )
 
-    def _reordered(self, names: list[str]) -> list[Function]:
+    def _reordered(self, names: list[str], prototyped: bool = False) -> list[Function]:
         """The creation order after putting ``names``' definitions in this order, or ModelError
         where something the cubin does not keep decides the bytes:
 
-        * where a function declared by prototype was defined (:func:`_reordered_from`);
+        * where a function declared by prototype was defined, and whether one a variable's
+          initializer points to was declared so (unless ``prototyped``: :func:`_reordered_from`);
         * outside whole program, the declaration order behind ptxas's function order
           (semantic.creation.edit_outcome_unknown: every creation order that gives this
           cubin must give the same one after the reorder; fz r045 -c -O0);
@@ -1984,7 +2089,7 @@ class Module:
 
         ptx = ptx_functions(self)
         mode = self.ordering_mode()
-        declared = {r.symbol for d in self.data for r in d.relocations if r.symbol}
+        declared = {r.symbol for d in self.data for r in d.relocations if r.symbol} if prototyped else set()
         functions = _reordered_from(list(self.functions), names, ptx, mode, self.sm, declared)
         if mode.whole_program:
             # the shuffle moved the takers first, so even a reorder that leaves the model's
