@@ -210,3 +210,21 @@ def test_remove_refused_where_a_dropped_callee_may_allocate(ptxas_ok, tmp_path, 
         module.remove_function("k_call")
     assert not _partition(module)
     assert module.to_cubin() != want
+
+
+@pytest.mark.parametrize("target, left", [("sm_90", 1), ("sm_100a", 1), ("sm_110", 1), ("sm_120", 2)])
+def test_remove_the_texture_kernel_leaves_vabsdiff4s_class(ptxas_ok, tmp_path, target, left):
+    """-c: k_tex's TEX asks ISA_CLASS 2; f_sad's vabsdiff4 asks nothing up to sm_110 (its
+    VABSDIFF4 was taken for a class-2 trigger, and CUDA samples stereoDisparity -rdc without
+    its kernel kept class 2), while sm_120 writes it with VIADD, which asks 2."""
+    from cubinemit.nvinfo.gating import isa_class_asked
+
+    src = HERE / "vabsdiff_class.ptx"
+    data = _compile(tmp_path, src, target, "c")
+    want = _compile(tmp_path, src, target, "c", without="k_tex")
+    module = Module.from_cubin(data)
+    assert _compat(module)[0] == 2
+    assert isa_class_asked(target, module.function("f_sad").sass) == left
+    module.remove_function("k_tex")
+    assert _compat(Module.from_cubin(want))[0] == left
+    assert module.to_cubin() == want

@@ -1439,3 +1439,13 @@ def test_remove_refuses_a_device_function_that_may_use_module_shared(ptxas_ok, t
     src = oracle.PROBES.parent / "probes_weak" / "weak_lib_rdc.ptx"
     why = "which device function uses 'w_s' is not in the cubin"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "f_w", "sm_75", "g", why, Module, "_refuse_moved_debug_shared")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_remove_refuses_a_device_launcher_before_a_raised_kernel(ptxas_ok, tmp_path, monkeypatch, target):
+    """cdp_raise -c: ptxas compiles empty_k after parent, which launches child from the
+    device, with 24 registers; without parent it has its own 4, which the cubin does not
+    show. Refused like a removal after an indirect caller; unchecked, it differs."""
+    src = oracle.PROBES.parent / "probes_edits" / "cdp_raise.ptx"
+    why = "'_Z7empty_kIvEvv' comes after '_Z6parentPi'"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z6parentPi", target, "c", why, Module, "_refuse_moved_indirect_callers")

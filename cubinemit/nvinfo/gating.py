@@ -352,7 +352,11 @@ _TENSOR_COPIES: Final = frozenset({0x3B4, 0x3B5, 0x3B6, 0x5B4, 0x5B8})
 #: too; the .release fence asks it with nothing to show (MEMBAR, ERRBAR, CGAERRBAR: class 1
 #: code has them), which is why this table can say that code asks, never that it does not.
 #: USETMAXREG (0x9c8, setmaxnreg) asks class 2 (tests/probes_compat/compat_wgmma_90a k_regs).
-_ISA_CLASS2_COMMON: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), *_TENSOR_COPIES, 0x3A8, 0x3BA, 0x3CA, 0x215, 0x80A, 0x9B9, 0x9C8])
+#: VABSDIFF4 (0x215) is no trigger, though it showed up in class-2 cubins only: vabsdiff4
+#: alone leaves class 1 on sm_90-110 (tests/probes_compat/vabsdiff_class; CUDA samples
+#: stereoDisparity -rdc: __usad4 without the texture kernel). sm_120 has no VABSDIFF4: its
+#: VIMNMX/VIADD form asks class 2.
+_ISA_CLASS2_COMMON: Final = frozenset([*range(0xF60, 0xF70), *range(0xF98, 0xFA0), *_TENSOR_COPIES, 0x3A8, 0x3BA, 0x3CA, 0x80A, 0x9B9, 0x9C8])
 _ISA_CLASS2_OPCODES: Final = {
     90: _ISA_CLASS2_COMMON | {0x239},
     100: _ISA_CLASS2_COMMON | {0x3E9, 0x5E3, 0x5EA, 0x84C, 0x9E3, 0x9EE},

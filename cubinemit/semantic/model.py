@@ -442,6 +442,12 @@ def _nvinfo(f: Function) -> dict[str, object]:
     return info if isinstance(info, dict) else {}
 
 
+#: the register count ptxas -c gives a function compiled after one that makes indirect calls
+#: or device-side launches, where its own is lower (measured sm_75 and sm_90: a launcher with
+#: 72 registers leaves an empty kernel after it with 24; tests/probes_edits cdp_raise)
+RAISED_REGISTERS = 24
+
+
 def _register_count(f: Function) -> int | None:
     value = _nvinfo(f).get("register_count")
     return value if isinstance(value, int) else None
@@ -1334,12 +1340,17 @@ class Module:
     def _refuse_moved_indirect_callers(self, edit: str, functions: list[Function]) -> None:
         """ModelError for a relocatable (-c) edit that changes which functions ptxas compiles
         after one making indirect calls (removing it, or moving them), where such a function's
-        register count is the caller's: ptxas may have raised it to the caller's, and the cubin
-        keeps only the raised count (tests/probes_const2/ftab -c sm_75: k_itab's REGCOUNT is
-        24 after k_ftab, 4 of its own once k_ftab goes or comes after it)."""
+        register count is the caller's or :data:`RAISED_REGISTERS`: ptxas may have raised it,
+        and the cubin keeps only the raised count (tests/probes_const2/ftab -c sm_75: k_itab's
+        REGCOUNT is 24 after k_ftab, 4 of its own once k_ftab goes or comes after it)."""
         if not self.options.get("compile_only"):
             return
-        callers = [f for f in self.functions if f.has_indirect_call]
+        # a device-side launch (taking a kernel's address for cudaLaunchDevice) raises the
+        # functions after it as well, to 24 whatever the launcher's own count (CUDA samples
+        # cdpAdvancedQuicksort -rdc: cub's EmptyKernel has 24 after qsort_warp's 30, 4 of its
+        # own; tests/probes_edits cdp_raise)
+        kernels = {f.name for f in self.functions if f.is_kernel}
+        callers = [f for f in self.functions if f.has_indirect_call or any(t in kernels for t in f.address_taken)]
         if not callers or not any(f.address_taken for f in self.functions):
             # calls through pointers to functions the module takes the address of; the
             # tcgen05 guardrail calls mark their kernels too, without raising anything
@@ -1357,7 +1368,13 @@ class Module:
             now = set(after[after.index(c.name) + 1 :]) if c.name in after else set()
             # a function that may have been raised (its count is the caller's) and whose place
             # after the caller the edit changes
-            raised = sorted(n for n in later ^ now if n in count and count[n] == _register_count(c))
+            # (24 is a function's own count once it calls anything: k_free's own __cudaCDP2Free
+            # call in tests/probes_rw6/rules/launch_externs, after k_launch)
+            raised = sorted(
+                n
+                for n in later ^ now
+                if n in count and ((c.has_indirect_call and count[n] == _register_count(c)) or (count[n] == RAISED_REGISTERS and not self.function(n).calls))
+            )
             if raised:
                 raise ModelError(
                     f"cannot {edit}: {raised[0]!r} comes after {c.name!r}, which makes indirect calls, with its register count, which -c may have raised to the caller's;"
