@@ -26,7 +26,7 @@ def _compile(tmp_path, name: str, text: str, target: str, mode: str) -> bytes:
 def _without_kernel(text: str, kernel: str) -> str:
     """``text`` without the definition of ``kernel``, or of a device function so named (a
     blank line in its place)."""
-    cut = re.search(r"\n(?:\.visible )?\.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
+    cut = re.search(r"\n(?:\.visible |\.weak )?\.entry " + re.escape(kernel) + r"\(.*?\n}\n", text, re.S)
     cut = cut or re.search(r"\n(?:\.visible |\.weak )?\.func\s+(?:\([^)]*\)\s*)?" + re.escape(kernel) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
     assert cut is not None
     return text[: cut.start()] + "\n" + text[cut.end() :]
@@ -1449,3 +1449,34 @@ def test_remove_refuses_a_device_launcher_before_a_raised_kernel(ptxas_ok, tmp_p
     src = oracle.PROBES.parent / "probes_edits" / "cdp_raise.ptx"
     why = "'_Z7empty_kIvEvv' comes after '_Z6parentPi'"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z6parentPi", target, "c", why, Module, "_refuse_moved_indirect_callers")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("mode", ["c", "O0_c"])
+def test_remove_lists_every_launched_kernel_after_the_new_first_function(ptxas_ok, tmp_path, target, mode):
+    """device_launch -c: parent<int>, first in .text, lists every launched kernel in
+    declaration order after its other externs, its own leaf<int> among them; without it
+    parent<float> comes first and lists leaf<float> (its own) and self_launch. The old
+    decomposition turned the rule off where the first function's own launch stood inside
+    the list, and self_launch was missing."""
+    src = oracle.PROBES.parent / "probes_rw6" / "rules" / "device_launch.ptx"
+    got, want = _removed(tmp_path, src, "_Z6parentIiEvPT_i", target, mode, check=lambda m: "launches_unlisted" not in m.facts or pytest.fail("rule off"))
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_reorder_refuses_moving_device_launches(ptxas_ok, tmp_path, monkeypatch, target):
+    """device_launch -c: with self_launch (which launches itself) defined before leaf<int>,
+    ptxas puts self_launch first in .text, a rule not modelled. Refused; unchecked, the
+    model's order differs from ptxas's."""
+    src = oracle.PROBES.parent / "probes_rw6" / "rules" / "device_launch.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "c")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="launches a kernel or is launched from the device"):
+        module.reorder_functions(["_Z4leafIiEvPT_", "_Z11self_launchPii"])
+    assert build(module) == data
+    monkeypatch.setattr(Module, "_refuse_moved_launches", lambda *_: None)
+    module.reorder_functions(["_Z4leafIiEvPT_", "_Z11self_launchPii"])
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "_Z11self_launchPii", "_Z4leafIiEvPT_"), target, "c")
+    assert build(module) != want

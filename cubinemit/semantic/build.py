@@ -112,9 +112,11 @@ def fill_metadata(module: Module, obj: ElfObject, ptx: Sequence[PtxFunction] | N
             if ff.annotated_instructions is None:
                 raise ModelError(f"function {ff.name!r}: -annotate needs the instruction count ptxas reports (fact nvinfo.annotated_instructions)")
     if ffacts and module.options.get("compile_only") and not module.facts.get("launches_unlisted"):
-        launched = [k for k in launched_kernels(module) if k != ffacts[0].name and k not in ffacts[0].externs]
+        # every launched kernel closes the first function's EXTERNS in declaration order,
+        # its own launches among them (decompose._first_function_launches)
+        launched = [k for k in launched_kernels(module) if k != ffacts[0].name]
         if launched:
-            ffacts[0] = attrs.evolve(ffacts[0], externs=(*ffacts[0].externs, *launched))
+            ffacts[0] = attrs.evolve(ffacts[0], externs=(*(e for e in ffacts[0].externs if e not in launched), *launched))
     by_name = {s.name: s for s in obj.sections}
     # the parameter layout of every kernel with a bank, worked out once for its records and its bank
     banks = {f.name: by_name[f".nv.constant0.{f.name}"] for f in texts if f".nv.constant0.{f.name}" in by_name}

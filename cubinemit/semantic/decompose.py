@@ -1481,20 +1481,26 @@ def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
 
 def _first_function_launches(obj: ElfObject, module: Module) -> None:
     """Relocatable builds: the launched kernels that close the EXTERNS of the first function
-    in .text order are derived (:func:`launched_kernels`), not its own: dropped from
-    its facts where they are exactly what the builder adds back; else the module fact
-    ``launches_unlisted`` turns the rule off."""
+    in .text order are derived (:func:`launched_kernels`): dropped from its facts, but for
+    its own launch, where they are exactly what the builder puts back; else the module fact
+    ``launches_unlisted`` turns the rule off (a first function launching two kernels: where
+    its own launches stand in its list once another comes first is not measured)."""
     texts = text_sections(obj)
     first = next((f for f in module.functions if texts and f".text.{f.name}" == texts[0].name), None)
     info = first.facts.get("nvinfo") if first is not None else None
     if first is None or not isinstance(info, dict):
         return
     externs = list(info.get("externs") or ())  # type: ignore[arg-type]
-    added = [k for k in launched_kernels(module) if k != first.name and k not in first.address_taken]
+    # every launched kernel closes the list, in declaration order, those the first function
+    # launches itself among them (tests/probes_rw6/rules/device_launch -c: parent<int> lists
+    # leaf<float> leaf<int> self_launch parent<float>, leaf<int> its own); its own launch
+    # stays in its facts, after its other externs, where a function not first lists it
+    added = [k for k in launched_kernels(module) if k != first.name]
+    own = [k for k in added if k in first.address_taken]
     if not added:
         return
-    if externs[-len(added) :] == added and not set(added) & set(externs[: -len(added)]):
-        info["externs"] = externs[: -len(added)]
+    if externs[-len(added) :] == added and not set(added) & set(externs[: -len(added)]) and len(own) <= 1:
+        info["externs"] = externs[: -len(added)] + own
     else:
         # measured on -c and -c -lineinfo only: where the cubin shows otherwise, say so
         module.facts["launches_unlisted"] = True

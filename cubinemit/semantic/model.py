@@ -2019,6 +2019,7 @@ class Module:
         for n in names:
             self.function(n)  # a ModelError naming an unknown function, before anything else
         self._refuse_static_among_others(names)
+        self._refuse_moved_launches(names)
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
@@ -2036,6 +2037,19 @@ class Module:
         self.debug = debug
         self.facts = facts
         self._renumber_builtin_copies(before)
+
+    def _refuse_moved_launches(self, names: list[str]) -> None:
+        """-c: ModelError when a reorder moves a device-side launcher or a kernel launched from
+        the device. ptxas orders such modules by a rule not modelled (tests/probes_rw6/rules
+        device_launch -c: with self_launch defined before leaf<int>, self_launch comes first
+        in .text, where the model kept parent<int>)."""
+        if not self.options.get("compile_only"):
+            return
+        kernels = {f.name for f in self.functions if f.is_kernel}
+        launched = {t for f in self.functions for t in f.address_taken if t in kernels}
+        moved = next((n for n in names if n in launched or any(t in kernels for t in self.function(n).address_taken)), None)
+        if moved is not None and launched:
+            raise ModelError(f"cannot reorder {names!r}: {moved!r} launches a kernel or is launched from the device, and where -c then lays such functions out is not modelled")
 
     def _refuse_static_among_others(self, names: list[str]) -> None:
         """-g and -c -O0: ModelError when a static kernel and a function that is not static
