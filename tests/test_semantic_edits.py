@@ -1391,13 +1391,14 @@ def test_remove_refuses_moving_the_first_function_of_an_address_table(ptxas_ok, 
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
-@pytest.mark.parametrize("probe", ["weak_shared_one", "weak_mixed"])
-def test_remove_last_kernel_keeps_module_shared_declared(ptxas_ok, tmp_path, target, probe):
-    """-g without kernels left: the module's .shared variables stay declared in the PTX, and
-    ptxas makes .nv_debug.shared for them and drops it, its name left in .shstrtab. The model
-    dropped the variables with their last user, and the name was missing."""
-    src = oracle.PROBES.parent / "probes_weak" / f"{probe}.ptx"
-    got, want = _removed(tmp_path, src, "k", target, "g")
+@pytest.mark.parametrize("probe, kernel", [("probes_weak/weak_shared_one", "k"), ("probes_weak/weak_mixed", "k"), ("probes_gshared/gsh_builtin_first", "k1")])
+def test_remove_keeps_unused_module_shared_declared(ptxas_ok, tmp_path, target, probe, kernel):
+    """-g: module .shared variables that no kept function uses stay declared in the PTX, and
+    ptxas makes .nv_debug.shared for them and drops it, its name left in .shstrtab (without
+    the only kernel, or without k1, CB1's and CB2's user, beside k2). The model dropped the
+    variables with their last user, and the name was missing."""
+    src = oracle.PROBES.parent / f"{probe}.ptx"
+    got, want = _removed(tmp_path, src, kernel, target, "g")
     assert b".nv_debug.shared\0" in want
     assert got == want
 

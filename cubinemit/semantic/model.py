@@ -1926,14 +1926,14 @@ class Module:
         LocalBlock[], goes)."""
         if self.options.get("compile_only"):
             return list(self.data)
-        # -g without kernels left: a module .shared variable stays declared, and ptxas makes
+        # -g: a module .shared variable no kept function uses stays declared, and ptxas makes
         # .nv_debug.shared for it (and drops it: its name stays in .shstrtab; tests/probes_weak
-        # weak_shared_one -g without k)
-        kernelless = self.device_debug and not any(f.is_kernel and f.name not in gone for f in self.functions)
+        # weak_shared_one -g without k, tests/probes_gshared gsh_builtin_first without k1)
+        declared = self.device_debug
         return [
             d
             for d in self.data
-            if not d.users or set(d.users) - gone or (d.space == "shared" and (d.linkage == "extern" or (kernelless and d.scope is None)))
+            if not d.users or set(d.users) - gone or (d.space == "shared" and (d.linkage == "extern" or (declared and d.scope is None)))
         ]
 
     def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], Callable[[list[str]], list[str]]]:
