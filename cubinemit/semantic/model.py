@@ -960,7 +960,8 @@ class Module:
         data = self._data_after_removal(gone)
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
-        self._refuse_unfollowed_sequences(f"remove {name!r}", functions, gone)
+        text_before = self._text_order()
+        self._refuse_unfollowed_sequences(f"remove {name!r}", text_before, functions, gone)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
@@ -973,7 +974,6 @@ class Module:
         renumbered = self._shared_renumbered(gone)
         self.facts = facts  # before prune, which renumbers the Mercury CFA facts in place
         self.debug = [prune(dbg, gone, self) if dbg.name == ".debug_frame" else dbg for dbg in debug]
-        text_before = self._text_order()
         self.functions = functions
         self.data = data
         self._put_references(refs)
@@ -1349,8 +1349,10 @@ class Module:
         # functions after it as well, to 24 whatever the launcher's own count (CUDA samples
         # cdpAdvancedQuicksort -rdc: cub's EmptyKernel has 24 after qsort_warp's 30, 4 of its
         # own; tests/probes_edits cdp_raise)
-        kernels = {f.name for f in self.functions if f.is_kernel}
-        callers = [f for f in self.functions if f.has_indirect_call or any(t in kernels for t in f.address_taken)]
+        from .decompose import launched_kernels
+
+        launched = set(launched_kernels(self))
+        callers = [f for f in self.functions if f.has_indirect_call or launched.intersection(f.address_taken)]
         if not callers or not any(f.address_taken for f in self.functions):
             # calls through pointers to functions the module takes the address of; the
             # tcgen05 guardrail calls mark their kernels too, without raising anything
@@ -1376,8 +1378,9 @@ class Module:
                 if n in count and ((c.has_indirect_call and count[n] == _register_count(c)) or (count[n] == RAISED_REGISTERS and not self.function(n).calls))
             )
             if raised:
+                does = "makes indirect calls" if c.has_indirect_call else "launches kernels from the device"
                 raise ModelError(
-                    f"cannot {edit}: {raised[0]!r} comes after {c.name!r}, which makes indirect calls, with its register count, which -c may have raised to the caller's;"
+                    f"cannot {edit}: {raised[0]!r} comes after {c.name!r}, which {does}, with its register count, which -c may have raised to the caller's;"
                     " its own count is not in the cubin"
                 )
 
@@ -1594,10 +1597,10 @@ class Module:
             lambda name, events: lines.edited_events(name, events, arrange, None),
         )
 
-    def _refuse_unfollowed_sequences(self, edit: str, functions: list[Function], gone: set[str]) -> None:
+    def _refuse_unfollowed_sequences(self, edit: str, before: list[str], functions: list[Function], gone: set[str]) -> None:
         """ModelError before a removal where :meth:`_follow_text_order` could not tell where the
-        kept line sequences or register-table records go (:func:`_sequence_arranger`)."""
-        before = self._text_order()
+        kept line sequences or register-table records go (:func:`_sequence_arranger`);
+        ``before``: the .text order now."""
         after = attrs.evolve(self, functions=functions)._text_order()
         if [n for n in before if n in set(after)] == after:
             return
@@ -1929,11 +1932,10 @@ class Module:
         # -g: a module .shared variable no kept function uses stays declared, and ptxas makes
         # .nv_debug.shared for it (and drops it: its name stays in .shstrtab; tests/probes_weak
         # weak_shared_one -g without k, tests/probes_gshared gsh_builtin_first without k1)
-        declared = self.device_debug
         return [
             d
             for d in self.data
-            if not d.users or set(d.users) - gone or (d.space == "shared" and (d.linkage == "extern" or (declared and d.scope is None)))
+            if not d.users or set(d.users) - gone or (d.space == "shared" and (d.linkage == "extern" or (self.device_debug and d.scope is None)))
         ]
 
     def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], Callable[[list[str]], list[str]]]:
@@ -2045,10 +2047,11 @@ class Module:
         in .text, where the model kept parent<int>)."""
         if not self.options.get("compile_only"):
             return
-        kernels = {f.name for f in self.functions if f.is_kernel}
-        launched = {t for f in self.functions for t in f.address_taken if t in kernels}
-        moved = next((n for n in names if n in launched or any(t in kernels for t in self.function(n).address_taken)), None)
-        if moved is not None and launched:
+        from .decompose import launched_kernels
+
+        launched = set(launched_kernels(self))
+        moved = next((n for n in names if n in launched or launched.intersection(self.function(n).address_taken)), None)
+        if moved is not None:
             raise ModelError(f"cannot reorder {names!r}: {moved!r} launches a kernel or is launched from the device, and where -c then lays such functions out is not modelled")
 
     def _refuse_static_among_others(self, names: list[str]) -> None:
