@@ -902,14 +902,19 @@ def test_reorder_under_g_matches_ptxas(ptxas_ok, tmp_path, probe, a, b, targets)
 @pytest.mark.parametrize(
     "probe, a, b, target, check, why",
     [
-        ("../probes_gshared/gsh_nvcc", "_Z6matmulPKfS0_Pfi", "_Z6reducePKfPfi", "sm_75", "_refuse_recompiled_under_g", "compiles the kernels anew"),
+        ("../probes_gshared/gsh_nvcc", "_Z6matmulPKfS0_Pfi", "_Z6reducePKfPfi", "sm_75", "_refuse_recompiled_under_g", "names shared variable '_ZZ6matmulPKfS0_PfiE2As' in the first kernel's walk"),
+        ("../probes_gshared/gsh_unused_no_cap", "k0", "k1", "sm_75", "_refuse_recompiled_under_g", "names an unused .shared variable it dropped in the first kernel's walk"),
+        ("../probes_edits/g_shared_dup_local", "ka", "kb", "sm_75", "_refuse_recompiled_under_g", "names shared variable 'loc' after its place in declaration order"),
+        ("../probes_edits/g_shared_dup_local", "kb", "kc", "sm_90", "_refuse_recompiled_under_g", "names shared variable 'loc' after its place in declaration order"),
         ("../probes_texg/texg_first_two", "k_a", "k_b", "sm_90", "_refuse_recompiled_under_g", "compiles the kernels anew"),
     ],
 )
 def test_reorder_under_g_refused_where_ptxas_lays_out_anew(ptxas_ok, tmp_path, monkeypatch, probe, a, b, target, check, why):
-    """-g reorders of modules with shared or texture variables are refused, as removals are:
-    their symbols and layout come anew (gsh_nvcc: matmul's As and Bs after reduce's symbols).
-    The refusal guards real bytes: let through, the result differs from ptxas."""
+    """-g reorders are refused beside texture variables, and beside shared variables the first
+    kernel's walk names (module scope, or a scope the cubin does not tell: gsh_nvcc's As
+    stays in matmul's block when reduce moves first, the model moved it with
+    .nv_debug.shared) or that ptxas numbered in declaration order (loc, loc.1, loc.2). The
+    refusal guards real bytes: let through, the result differs from ptxas."""
     text = (oracle.PROBES / f"{probe}.ptx").read_text()
     stem = probe.rsplit("/", 1)[-1]
     data = _compile(tmp_path, stem, text, target, "g")
@@ -1481,3 +1486,31 @@ def test_reorder_refuses_moving_device_launches(ptxas_ok, tmp_path, monkeypatch,
     module.reorder_functions(["_Z4leafIiEvPT_", "_Z11self_launchPii"])
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "_Z11self_launchPii", "_Z4leafIiEvPT_"), target, "c")
     assert build(module) != want
+
+
+def test_remove_keeps_the_frame_pointer_steps_for_the_move_into_text_order(ptxas_ok, tmp_path):
+    """bi_cuda_local_var -O0 -c sm_90: the CIE pointers step 112 after k's 104-byte pair and
+    after rcp's 112-byte one (pairs rounded up to 16). Without k, the removal keeps rcp's
+    pair then k2's, and the build moves k2's first into .text order: that second rewrite saw
+    one step (112 after 112 bytes), took pairs unrounded, and pointed rcp's FDE at 104, not
+    ptxas's 112."""
+    src = oracle.PROBES.parent / "probes_builtin" / "bi_cuda_local_var.ptx"
+    got, want = _removed(tmp_path, src, "k", "sm_90", "O0_c")
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("a, b", [("_Z4tileILi16EEvPf", "_Z6reducePfi"), ("_Z6reducePfi", "_Z4copyPf"), ("_Z4tileILi16EEvPf", "_Z4copyPf")])
+def test_reorder_under_g_moves_each_kernels_own_shared(ptxas_ok, tmp_path, target, a, b):
+    """-g reorders beside static .shared variables that are each their kernel's own (nvcc's
+    __shared__ arrays): ptxas names them in their kernel's walk, and they move with it. Such
+    reorders were refused outright."""
+    src = EDIT_PROBES / "g_shared_own.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "g")
+    module = decompose(read_cubin(data))
+    assert any(d.space == "shared" and d.scope == a or d.scope == b for d in module.data)
+    module.reorder_functions([b, a])
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, "g")
+    assert want != data
+    assert build(module) == want

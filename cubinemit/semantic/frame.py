@@ -101,10 +101,15 @@ def parse(frame: DebugSection) -> Frame:
 
 def _steps(fr: Frame) -> dict[int, int]:
     """CIE offset -> the pointer distance to the next CIE (relocatable output); the last CIE's
-    is inferred from the others' rule, or absent when they follow none."""
+    is inferred from the others' rule, or absent when they follow none. A payload an earlier
+    edit wrote keeps the steps that edit knew: with fewer CIEs both rules may fit (cuda_local_var
+    -O0 -c sm_90 without k: k's pair of 104 bytes stepped 112, rcp's 112)."""
     ordered = sorted(fr.pointer_of_cie.items(), key=lambda kv: kv[1])
     steps = {c: ordered[i + 1][1] - p for i, (c, p) in enumerate(ordered[:-1])}
     if not ordered:
+        return steps
+    if ordered[-1][0] in fr.section.frame_steps:
+        steps[ordered[-1][0]] = fr.section.frame_steps[ordered[-1][0]]
         return steps
     pair = {c: 0 for c, _ in ordered}
     for e in fr.entries:
@@ -156,7 +161,7 @@ def rewrite(fr: Frame, module: Module, keep: Sequence[int]) -> DebugSection:
             if addend == 0 and zero_is_rel:
                 addend = None  # below sm_90 the pointer to the first CIE is REL
         relocs.append(Relocation(moved[base] + r.offset - base, r.type, r.symbol, addend))
-    new = DebugSection(frame.name, bytes(out), relocs, list(frame.labels))
+    new = DebugSection(frame.name, bytes(out), relocs, list(frame.labels), {moved[c]: steps[c] for c in cies if c in steps})
     new.relocations = in_relocation_order(new)
     _renumber_mercury(module, fr, keep)
     return new

@@ -25,6 +25,7 @@ from ..nvinfo.gating import instruction_words
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from ..alloc.shared import SharedLayout
     from ..funcorder import Mode, PtxFunction
 
 SPEC_VERSION = 1
@@ -576,6 +577,10 @@ class DebugSection:
     #: location lists naming a label optimized away): ptxas names each as an undefined local
     #: symbol and drops the relocation
     labels: list[str] = attrs.field(factory=list)
+    #: relocatable .debug_frame after an edit: CIE offset -> the CIE pointer distance to the
+    #: next CIE that the file ptxas wrote showed (or its rule gave), so a second edit (a removal
+    #: then the build's move into .text order) does not infer it again from fewer CIEs
+    frame_steps: dict[int, int] = attrs.field(factory=dict)
 
 
 def abi_disabled(module: Module) -> bool:
@@ -1831,11 +1836,49 @@ class Module:
         whose layout moves or whose function order the cubin does not tell."""
         if not self.device_debug:
             return
-        spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler") or (gone is None and d.space == "shared" and d.linkage != "extern")), None)
+        spaced = next((d for d in self.data if d.space in ("tex", "surf", "sampler")), None)
         if spaced is not None:
             raise ModelError(f"cannot {edit}: under -g ptxas compiles the kernels anew around {spaced.space} variable {spaced.name!r}, which changes their code")
+        from .data import shared_layout
+
+        layout = shared_layout(self, self.sm) if gone is None and any(d.space == "shared" for d in self.data) else None
+        for d in self.data if gone is None else ():
+            why = self._walk_names_shared(d, layout)
+            if why is not None:
+                what = "an unused .shared variable it dropped" if d.name.startswith("$dropped_shared") else f"shared variable {d.name!r}"
+                raise ModelError(f"cannot {edit}: under -g ptxas names {what} {why}, which the reorder changes")
         if gone is not None and any(d.space == "shared" and d.linkage != "extern" for d in self.data):
             self._refuse_moved_debug_shared(edit, gone)
+
+    def _walk_names_shared(self, d: DataObject, layout: SharedLayout | None) -> str | None:
+        """-g: why a reorder may change what ptxas makes of the static .shared variable ``d``
+        (``layout``: the module's shared layout), or None. A kernel's own variable (function scope, in its .nv.shared.<k>, under its PTX
+        name) is named in that kernel's walk, and moves with it (Rodinia's backprop, lud, nw,
+        srad, dwt2d: 92 reorders and reversals, sm_75 and sm_90, match ptxas). Not so a variable
+        of module scope, or of unknown scope, or one in .nv_debug.shared: the walk that names it
+        and makes .nv_debug.shared is the first kernel's (gsh_nvcc: ``As`` stays in matmul's
+        block when reduce moves first; gsh_unused_no_cap), nor a variable ptxas numbered
+        (``loc.1``: the numbers follow declaration order; tests/probes_edits
+        g_shared_dup_local)."""
+        from ..alloc.shared import DEBUG_SECTION
+
+        if d.space != "shared" or d.linkage == "extern":
+            return None
+        if d.scope is None:
+            return "in the first kernel's walk (a variable of module scope, or of a scope the cubin does not tell)"
+        if self._numbered_shared(d.name):
+            return "after its place in declaration order"
+        if layout is not None and layout.symbols.get(d.name, ("",))[0] == DEBUG_SECTION:
+            return "in .nv_debug.shared, in the first kernel's walk"
+        return None
+
+    def _numbered_shared(self, name: str) -> bool:
+        """Whether -g named a .shared variable ``name`` ``<base>.<n>`` or left ``<base>`` to
+        a variable others were numbered after (:meth:`_shared_renumbered`)."""
+        _, dot, n = name.rpartition(".")
+        if dot and n.isdigit():
+            return True
+        return any(d.space == "shared" and d.name.startswith(name + ".") and d.name[len(name) + 1 :].isdigit() for d in self.data)
 
     def _refuse_moved_debug_shared(self, edit: str, gone: set[str]) -> None:
         """ModelError when removing ``gone`` changes the -g shared layout of what is kept: an
