@@ -1514,3 +1514,40 @@ def test_reorder_under_g_moves_each_kernels_own_shared(ptxas_ok, tmp_path, targe
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, "g")
     assert want != data
     assert build(module) == want
+
+
+def test_reorder_refuses_builtin_callers_under_target_debug(ptxas_ok, tmp_path, monkeypatch):
+    """g_cg_wrappers (nvcc -G) -g sm_75: the static wrappers __barrier_sync and
+    __shfl_down_sync call ptxas builtins. Under .target debug ptxas does not make builtins at
+    their first caller's body, so the hypotheses that place a body before its builtins
+    took the wrappers for prototyped and kept them in place; ptxas swaps them. Refused;
+    unchecked, it differs from ptxas."""
+    src = EDIT_PROBES / "g_cg_wrappers.ptx"
+    text = src.read_text()
+    a = "_ZN47_INTERNAL_6074eb95_16_g_cg_wrappers_cu_9125929b14__barrier_syncEj"
+    b = "_ZN47_INTERNAL_6074eb95_16_g_cg_wrappers_cu_9125929b16__shfl_down_syncEjiji"
+    data = _compile(tmp_path, src.stem, text, "sm_75", "g")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=r"calls the builtin '__cuda_sm70_shflsync_down_p', and under \.target debug"):
+        module.reorder_functions([b, a])
+    assert build(module) == data
+    monkeypatch.setattr(Module, "_refuse_moved_builtin_makers_under_target_debug", lambda self, names: None)
+    module.reorder_functions([b, a])
+    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), "sm_75", "g")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_reorder_of_kernels_in_nvcc_g_ptx_matches_ptxas(ptxas_ok, tmp_path, target):
+    """PTX from nvcc -G brings its own DWARF (.debug_info, .debug_loc, ...), which names
+    functions by relocation: a reorder leaves it as it is, while the line tables and the
+    embedded text follow the moved definitions. Such reorders were refused outright
+    (g_nvcc_kernels: ka, with its own __shared__ array, swapped with kb)."""
+    src = EDIT_PROBES / "g_nvcc_kernels.ptx"
+    text = src.read_text()
+    a, b = "_Z2kaPf", "_Z2kbPfi"
+    data = _compile(tmp_path, src.stem, text, target, "g")
+    module = decompose(read_cubin(data))
+    module.reorder_functions([b, a])
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, "g")
+    assert want != data
+    assert build(module) == want
