@@ -1827,8 +1827,8 @@ class Module:
         texture slots and shared memory out for the kernels there are (tests/probes
         texref_unified: a texture slot; shared_module without k_sh1: k_sh2's shared
         offsets), and a reorder makes the walk name the shared symbols in another order
-        (gsh_nvcc, texg_first_two): textures, and reorders beside static shared variables, are
-        refused. Extern (dynamic) shared memory has no offset to lay out (XLA and Triton
+        (gsh_nvcc, texg_first_two): textures are refused, and reorders beside static shared
+        variables that are not each a kernel's own (:meth:`_walk_names_shared`). Extern (dynamic) shared memory has no offset to lay out (XLA and Triton
         modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared).
 
         A removal (``gone``) beside static shared variables goes through where the layout of
@@ -1854,8 +1854,9 @@ class Module:
 
     def _walk_names_shared(self, d: DataObject, layout: SharedLayout | None) -> str | None:
         """-g: why a reorder may change what ptxas makes of the static .shared variable ``d``
-        (``layout``: the module's shared layout), or None. A kernel's own variable (function scope, in its .nv.shared.<k>, under its PTX
-        name) is named in that kernel's walk, and moves with it (Rodinia's backprop, lud, nw,
+        (``layout``: the module's shared layout), or None. A kernel's own variable (function
+        scope, in its .nv.shared.<k>, under its PTX name) is named in that kernel's walk, and
+        moves with it (Rodinia's backprop, lud, nw,
         srad, dwt2d: 92 reorders and reversals, sm_75 and sm_90, match ptxas). Not so a variable
         of module scope, or of unknown scope, or one in .nv_debug.shared: the walk that names it
         and makes .nv_debug.shared is the first kernel's (gsh_nvcc: ``As`` stays in matmul's
