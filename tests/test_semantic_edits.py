@@ -1551,3 +1551,22 @@ def test_reorder_of_kernels_in_nvcc_g_ptx_matches_ptxas(ptxas_ok, tmp_path, targ
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, "g")
     assert want != data
     assert build(module) == want
+
+
+@pytest.mark.parametrize(
+    "probe, target, mode, name, why",
+    [
+        ("probes_builtin/bi_copy_renumber", "sm_75", "def", "__cuda_sm20_rcp_rn_f32_slowpath", "'k_next' holds a copy of it"),
+        ("funcorder_probes/fo_fptr", "sm_90", "O0", "op_b", "'K3' holds a copy of it"),
+        ("funcorder_probes/fo_table_load", "sm_75", "c", "f1", "variable 'tl' holds the address of 'f1'"),
+    ],
+)
+def test_remove_refuses_a_function_something_kept_still_names(ptxas_ok, tmp_path, probe, target, mode, name, why):
+    """A removal is refused up front where something kept still names the function: a
+    kernel's whole-program copy of it (a ptxas builtin is no PTX definition to remove; a
+    device function's callers do not build without it), or the initializer of a variable that
+    stays. These removals went through, and the build then failed with a KeyError (found by
+    fuzzing random edits)."""
+    src = oracle.PROBES.parent / f"{probe}.ptx"
+    data = _compile(tmp_path, src.stem, src.read_text(), target, mode)
+    _assert_removal_refused(data, name, why)

@@ -914,6 +914,13 @@ class Module:
         for f in self.functions:
             if f is not victim and (name in f.calls or any(r.symbol == name for r in f.relocations)):
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} calls it")
+            if f is not victim and any(c == name for c, _, _ in f.inlined):
+                # whole program: the kernel holds a copy of it (of a ptxas builtin, or of a
+                # device function its PTX calls): the PTX without it does not build, and a
+                # builtin is no PTX definition to remove (fuzzed: bi_copy_renumber, fo_fptr -O0)
+                raise ModelError(f"cannot remove {name!r}: {f.name!r} holds a copy of it")
+            if f is not victim and name in f.address_taken:
+                raise ModelError(f"cannot remove {name!r}: {f.name!r} takes its address")
         # callees nothing reaches any more go too: keep what the kernels and the visible and
         # weak functions reach through calls, inlined copies and relocations (a recursive
         # function reaching itself does not keep itself). Relocatable and -g builds compile
@@ -963,6 +970,13 @@ class Module:
             for i, k in zip(slots, reversed(kernel_order)):
                 functions[i] = by_name[k]
         data = self._data_after_removal(gone)
+        holder = next((d for d in data if any(r.symbol in gone for r in d.relocations)), None)
+        if holder is not None:
+            # the variable stays and its initializer names the function (fuzzed: fo_table_load
+            # -c without f1, whose address tl holds: ptxas makes f1 an undefined symbol there,
+            # which is not modelled)
+            gone_name = next(r.symbol for r in holder.relocations if r.symbol in gone)
+            raise ModelError(f"cannot remove {name!r}: variable {holder.name!r} holds the address of {gone_name!r}")
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
