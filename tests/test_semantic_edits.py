@@ -1033,6 +1033,10 @@ def test_remove_refused_where_the_cubin_does_not_tell(ptxas_ok, tmp_path, monkey
         monkeypatch.setattr(Module, check, lambda self, edit, functions: [d for d in self.data if d.space in ("tex", "surf", "sampler")])
     else:
         monkeypatch.setattr(Module, check, lambda self, *args: None)
+    if check == "_refuse_moved_indirect_callers":
+        # the first function in .text keeps 24 registers too, which the cubin does not tell
+        # apart from its own count either (_first_function_raised)
+        monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)
     got, want = _removed(tmp_path / "unchecked", src, kernel, target, mode)
     assert got != want
 
@@ -1454,6 +1458,7 @@ def test_remove_refuses_a_device_launcher_before_a_raised_kernel(ptxas_ok, tmp_p
     show. Refused like a removal after an indirect caller; unchecked, it differs."""
     src = oracle.PROBES.parent / "probes_edits" / "cdp_raise.ptx"
     why = "'_Z7empty_kIvEvv' comes after '_Z6parentPi'"
+    monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)  # empty_k is first in .text too
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z6parentPi", target, "c", why, Module, "_refuse_moved_indirect_callers")
 
 
@@ -1570,3 +1575,53 @@ def test_remove_refuses_a_function_something_kept_still_names(ptxas_ok, tmp_path
     src = oracle.PROBES.parent / f"{probe}.ptx"
     data = _compile(tmp_path, src.stem, src.read_text(), target, mode)
     _assert_removal_refused(data, name, why)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_remove_raises_the_registers_of_the_new_first_function(ptxas_ok, tmp_path, monkeypatch, target):
+    """fo_shuffle_kernels -c: k1 takes f0's address, and ptxas takes the address-taken
+    functions for the callees of the first function in .text, which so has at least 24
+    registers. Without k6, k5 comes first and has 24 where it had its own 4; the model kept
+    4. A reorder that puts k5 first instead leaves k6 with its own count, which the cubin
+    does not show: refused, and let through it differs from ptxas."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_shuffle_kernels.ptx"
+    got, want = _removed(tmp_path, src, "k6", target, "c")
+    assert got == want
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "c")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="'k6', first in .text, has the 24 registers"):
+        module.reorder_functions(["k6", "k5"])
+    assert build(module) == data
+    monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)
+    module.reorder_functions(["k6", "k5"])
+    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k5", "k6"), target, "c")
+
+
+def test_remove_keeps_the_hidden_sequences_first_in_the_new_text_order(ptxas_ok, tmp_path):
+    """fo_shuffle_protos -g sm_90: the line tables list the functions that are not .visible
+    first, then fma, each group in .text order. Without C the -g shuffle swaps A and B in
+    .text, and ptxas's sequences follow (A K2 B S K1 U fma); the model left them as they
+    stood (B K2 S A ...), as that order was neither .text order nor kernels last."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_shuffle_protos.ptx"
+    got, want = _removed(tmp_path, src, "C", "sm_90", "g")
+    assert got == want
+
+
+def test_remove_refuses_a_loosened_register_budget_under_c_o0(ptxas_ok, tmp_path, monkeypatch):
+    """g_bounds_callee -O0 -c sm_90: -c -O0 calls the division slow path through the ABI, as
+    -g does, and compiles it within k_bounded's launch-bound budget; without k_bounded ptxas
+    compiles it anew for k_free, and its code changes. The check ran under -g only."""
+    src = EDIT_PROBES / "g_bounds_callee.ptx"
+    why = "under -c -O0 '_Z9k_boundedPfPKfi''s launch bounds cap the registers of"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z9k_boundedPfPKfi", "sm_90", "O0_c", why, Module, "_refuse_loosened_register_budget")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_remove_the_last_kernel_refused_beside_code_taking_addresses_under_c_o0(ptxas_ok, tmp_path, monkeypatch, target):
+    """fp_takers -O0 -c: without k, the only kernel, the static h still takes fb's address;
+    ptxas lays out h fa fb, where the -c -O0 shuffle rule gives h fb fa. Only data taking
+    addresses was refused there before; unchecked, it differs."""
+    src = oracle.PROBES.parent / "probes_fp" / "fp_takers.ptx"
+    why = "a relocatable module without kernels creates its builtins' and address-taken functions' symbols in an order not modelled"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k", target, "O0_c", why, Module, "_refuse_unknown_kernelless")

@@ -338,7 +338,9 @@ def _records_arranged(section: str, data: bytes, arrange: Callable[[list[str]], 
     return b"".join(by_name[n] for n in order)
 
 
-def _sequence_arranger(before: list[str], after: list[str], kernels: set[str], edit: str | None = None) -> Callable[[list[str]], list[str]]:
+def _sequence_arranger(
+    before: list[str], after: list[str], kernels: set[str], edit: str | None = None, hidden: frozenset[str] = frozenset()
+) -> Callable[[list[str]], list[str]]:
     """How a removal that changes .text order from ``before`` to ``after`` puts a line table's
     sequences (or a -g register table's records), given their functions' names in the
     order they stand (:meth:`Module._follow_text_order`): in .text order where they stood
@@ -346,10 +348,17 @@ def _sequence_arranger(before: list[str], after: list[str], kernels: set[str], e
     sm_100a without k_itab: k_ftab f_one f_two f_three, the device functions' .text order
     changed). With ``edit``, that last case raises ModelError where the kernels' .text order
     changes: then ptxas's order is not known (bi_weak_taken_callgraph -g sm_90 without f0:
-    f3 f0 k1 f1 f2 k0 becomes f3 k0 f1 k1 f2 as the -g shuffle moves k0 before k1)."""
+    f3 f0 k1 f1 f2 k0 becomes f3 k0 f1 k1 f2 as the -g shuffle moves k0 before k1). ``hidden``
+    (the ELF tables from sm_90 on: the functions that are not .visible): sequences that stood
+    hidden first, then visible, each group in .text order, stay so grouped in the new .text
+    order, as :meth:`Module._sequence_orders` has them for reorders (fo_shuffle_protos -g
+    sm_90 without C: the -g shuffle swaps A and B in .text, and their sequences follow)."""
 
     def in_text_order(names: list[str]) -> bool:
         return names == [n for n in before if n in names]
+
+    def grouped(order: list[str], names: list[str]) -> list[str]:
+        return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
 
     def arrange(names: list[str]) -> list[str]:
         if in_text_order(names):
@@ -358,6 +367,8 @@ def _sequence_arranger(before: list[str], after: list[str], kernels: set[str], e
         tail = [n for n in names if n in kernels]
         if names == head + tail and in_text_order(tail):
             return head + [n for n in after if n in tail]
+        if hidden and grouped(before, names) == names:
+            return grouped(after, names)
         if edit is not None and [n for n in before if n in tail] != [n for n in after if n in tail]:
             raise ModelError(f"cannot {edit}: the line tables list the functions in an order of their own, not .text order, and the edit changes the kernels' .text order")
         return names
@@ -983,6 +994,7 @@ class Module:
         self._refuse_unfollowed_sequences(f"remove {name!r}", text_before, functions, gone)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
+        raised = self._first_function_raised(f"remove {name!r}", functions)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
         if _defines_code(functions):
             removing = [f for f in everything if f.name in gone]
@@ -996,6 +1008,7 @@ class Module:
         self.functions = functions
         self.data = data
         self._put_references(refs)
+        self._raise_registers(raised)
         for taker, taken in takings.items():
             self.function(taker).address_taken = taken
         for d in self.data:
@@ -1316,7 +1329,12 @@ class Module:
             # the visible d that no kernel calls any more, and whole-program cubins do not
             # keep the functions no kernel reached
             return "the PTX left may still allocate tensor memory (tcgen05.alloc), whose reserved shared partition a module without kernels keeps, and the cubin does not tell"
+        # (-c -O0: code taking an address counts as data does: tests/probes_fp fp_takers -O0
+        # -c without k, whose static h takes fb: ptxas gives h fa fb, the shuffle rule h fb fa;
+        # plain -c orders by the call graph and matches ptxas there)
         taken = {r.symbol for d in self.data for r in d.relocations} if self.options.get("compile_only") else set()
+        if self.options.get("compile_only") and self.ordering_mode().creation_style:
+            taken |= {n for f in others for n in f.address_taken}
         if self.options.get("compile_only") and len(others) > 1 and any(f.linkage == "builtin" or is_builtin_name(f.name) or f.name in taken for f in others):
             # -c creates the builtins and the functions data takes the address of in an order
             # of their own once no kernel leads (bi_forward_split: the builtins swap;
@@ -1402,6 +1420,50 @@ class Module:
                     f"cannot {edit}: {raised[0]!r} comes after {c.name!r}, which {does}, with its register count, which -c may have raised to the caller's;"
                     " its own count is not in the cubin"
                 )
+
+    def _first_function_raised(self, edit: str, functions: list[Function]) -> str | None:
+        """-c in a module whose code takes function addresses: the function an edit giving
+        ``functions`` puts first in .text, where its register count rises to
+        :data:`RAISED_REGISTERS` (None where nothing rises). ptxas takes the address-taken
+        functions for the first function's callees (funcorder), and a caller has at least 24
+        registers: tests/funcorder_probes fo_shuffle_kernels -c, k6 first with 24; without
+        k6, k5 first with 24 where it had its own 4; without k1, the only taker, k6 has 4
+        (sm_75, sm_90, sm_100a, sm_120; cdp_raise -O0 -c without parent, the only launcher:
+        nothing rises). ModelError where the function that was first stays, loses the raise
+        and has 24 registers while calling nothing (its own count is not in the cubin), and
+        where only initializers take addresses (not measured)."""
+        if not self.options.get("compile_only"):
+            return None
+        names = {f.name for f in self.functions}
+        initializers = any(r.symbol in names for d in self.data for r in d.relocations)
+        took = any(f.address_taken for f in self.functions) or initializers
+        takes = any(f.address_taken for f in functions) or initializers
+        before, after = self._text_order(), attrs.evolve(self, functions=functions)._text_order()
+        was = before[0] if before and took else None
+        now = after[0] if after and takes else None
+        if was == now:
+            return None
+        by_name = {f.name: f for f in functions}
+        old = by_name.get(was) if was is not None else None
+        if old is not None and _register_count(old) == RAISED_REGISTERS and not (old.calls or old.has_indirect_call or old.address_taken):
+            raise ModelError(
+                f"cannot {edit}: {old.name!r}, first in .text, has the {RAISED_REGISTERS} registers -c gives the first function of a module taking function addresses;"
+                f" after the edit its own count, which is not in the cubin, counts"
+            )
+        count = _register_count(by_name[now]) if now is not None else None
+        if now is None or count is None or count >= RAISED_REGISTERS:
+            return None
+        if not any(f.address_taken for f in functions):
+            raise ModelError(f"cannot {edit}: {now!r} comes first in .text, and whether -c raises its registers where only initializers take function addresses is not known")
+        return now
+
+    def _raise_registers(self, name: str | None) -> None:
+        """The register count of the function ``name`` (if any) raised to :data:`RAISED_REGISTERS`
+        (:meth:`_first_function_raised`)."""
+        if name is None:
+            return
+        f = self.function(name)
+        f.facts = {**f.facts, "nvinfo": {**_nvinfo(f), "register_count": RAISED_REGISTERS}}
 
     def _refuse_moved_relocatable_handles(self, edit: str, functions: list[Function]) -> None:
         """ModelError for a relocatable (-c) edit from sm_90 on that changes the module's largest
@@ -1603,7 +1665,9 @@ class Module:
             return
         from . import lines
 
-        arrange = _sequence_arranger(text_before, after, {f.name for f in self.functions if f.is_kernel})
+        kernels = {f.name for f in self.functions if f.is_kernel}
+        arrange = _sequence_arranger(text_before, after, kernels, hidden=self._hidden_sequences())
+        clone_arrange = _sequence_arranger(text_before, after, kernels)
         debug = []
         for d in self.debug:
             if d.name in NAME_RECORD_PAYLOADS:
@@ -1614,9 +1678,14 @@ class Module:
         self.debug = debug
         self.facts = _mercury_debug_edited(
             self.facts,
-            lambda name, data: _records_arranged(name, data, arrange),
-            lambda name, events: lines.edited_events(name, events, arrange, None),
+            lambda name, data: _records_arranged(name, data, clone_arrange),
+            lambda name, events: lines.edited_events(name, events, clone_arrange, None),
         )
+
+    def _hidden_sequences(self) -> frozenset[str]:
+        """The functions whose ELF line sequences (and -g register records) ptxas lists
+        before the others from sm_90 on: those not .visible (:meth:`_sequence_orders`)."""
+        return frozenset(f.name for f in self.functions if f.linkage != "visible") if self.sm >= 90 else frozenset()
 
     def _refuse_unfollowed_sequences(self, edit: str, before: list[str], functions: list[Function], gone: set[str]) -> None:
         """ModelError before a removal where :meth:`_follow_text_order` could not tell where the
@@ -1625,7 +1694,7 @@ class Module:
         after = attrs.evolve(self, functions=functions)._text_order()
         if [n for n in before if n in set(after)] == after:
             return
-        arrange = _sequence_arranger(before, after, {f.name for f in functions if f.is_kernel}, edit)
+        arrange = _sequence_arranger(before, after, {f.name for f in functions if f.is_kernel}, edit, self._hidden_sequences())
         for d in self.debug:
             if d.name in NAME_RECORD_PAYLOADS:
                 names = [n for n, _ in _name_records(d.name, d.data)]
@@ -1653,6 +1722,11 @@ class Module:
         # them: annotate_notes -g -suppress-debug-info without k_annotated, whose .maxnreg
         # capped scale, came out with the old .debug_frame; tests/probes_flags)
         if not self.device_debug:
+            if self.options.get("compile_only") and self.options.get("opt_level") == 0:
+                # -c -O0 calls every function through the ABI as -g does, and compiles each
+                # once within its callers' tightest budget (tests/probes_edits g_bounds_callee
+                # -O0 -c sm_90 without k_bounded: the division slow path's code changes)
+                self._refuse_loosened_register_budget(edit, gone)
             return
         self._refuse_recompiled_under_g(edit, gone)
         self._refuse_loosened_register_budget(edit, gone)
@@ -1826,6 +1900,7 @@ class Module:
             per_thread = REGISTER_FILE // max(1, threads * (ctas if isinstance(ctas, int) else 1))
             return min(per_thread, maxnreg if isinstance(maxnreg, int) else MAX_REGISTERS) < MAX_REGISTERS
 
+        mode = "-g" if self.device_debug else "-c -O0"
         kept = [(bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not caps(k):
@@ -1833,7 +1908,7 @@ class Module:
             own = bounds(k)
             for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
                 if not any(b == own and callee in r for b, r in kept):
-                    raise ModelError(f"cannot {edit}: under -g {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
+                    raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
 
     def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
         """ModelError when the module is built under -g (line tables or not: -g
@@ -2029,8 +2104,7 @@ class Module:
 
             return arrange
 
-        hidden = {f.name for f in self.functions if f.linkage != "visible"} if self.sm >= 90 else set()
-        return arranger(hidden), arranger(set())
+        return arranger(set(self._hidden_sequences())), arranger(set())
 
     def _refuse_caller_ordered_sequences(self, edit: str, names: list[str]) -> None:
         """ModelError when a reorder's line table holds sequences of two or more static device
@@ -2092,10 +2166,12 @@ class Module:
         self._refuse_carried_bindless("reorder functions")
         self._refuse_kernel_addresses("reorder functions")
         self._refuse_moved_indirect_callers("reorder functions", functions)
+        raised = self._first_function_raised("reorder functions", functions)
         refs = self._references_after("reorder functions", functions)
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
         self._put_references(refs)
+        self._raise_registers(raised)
         self.debug = debug
         self.facts = facts
         self._renumber_builtin_copies(before)
