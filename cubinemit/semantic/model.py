@@ -1448,7 +1448,7 @@ class Module:
         if old is not None and _register_count(old) == RAISED_REGISTERS and not (old.calls or old.has_indirect_call or old.address_taken):
             raise ModelError(
                 f"cannot {edit}: {old.name!r}, first in .text, has the {RAISED_REGISTERS} registers -c gives the first function of a module taking function addresses;"
-                f" after the edit its own count, which is not in the cubin, counts"
+                f" after the edit its own count applies, and the cubin does not show it"
             )
         count = _register_count(by_name[now]) if now is not None else None
         if now is None or count is None or count >= RAISED_REGISTERS:
