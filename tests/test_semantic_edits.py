@@ -42,6 +42,21 @@ def _assert_refusal_was_needed(tmp_path, monkeypatch, src, kernel: str, target: 
     assert got != want
 
 
+def _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, a: str, b: str, target: str, mode: str, match: str, check: str) -> None:
+    """Swapping the definitions of ``a`` and ``b`` in ptxas's build of ``src`` is refused
+    with a message matching ``match``, the module left as it was; with ``Module.check``
+    switched off the swap gives other bytes than ptxas's cubin of the swapped PTX."""
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match=match):
+        module.reorder_functions([b, a])
+    assert build(module) == data
+    monkeypatch.setattr(Module, check, lambda *_: None)
+    module.reorder_functions([b, a])
+    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, mode)
+
+
 def _assert_removal_refused(data: bytes, kernel: str, match: str) -> None:
     """Removing ``kernel`` from the cubin ``data`` raises a ModelError matching ``match``, and
     the module then still builds ``data``: refused before anything changed."""
@@ -1481,16 +1496,8 @@ def test_reorder_refuses_moving_device_launches(ptxas_ok, tmp_path, monkeypatch,
     ptxas puts self_launch first in .text, a rule not modelled. Refused; unchecked, the
     model's order differs from ptxas's."""
     src = oracle.PROBES.parent / "probes_rw6" / "rules" / "device_launch.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "c")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="launches a kernel or is launched from the device"):
-        module.reorder_functions(["_Z4leafIiEvPT_", "_Z11self_launchPii"])
-    assert build(module) == data
-    monkeypatch.setattr(Module, "_refuse_moved_launches", lambda *_: None)
-    module.reorder_functions(["_Z4leafIiEvPT_", "_Z11self_launchPii"])
-    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "_Z11self_launchPii", "_Z4leafIiEvPT_"), target, "c")
-    assert build(module) != want
+    why = "launches a kernel or is launched from the device"
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "_Z11self_launchPii", "_Z4leafIiEvPT_", target, "c", why, "_refuse_moved_launches")
 
 
 def test_remove_keeps_the_frame_pointer_steps_for_the_move_into_text_order(ptxas_ok, tmp_path):
@@ -1528,17 +1535,10 @@ def test_reorder_refuses_builtin_callers_under_target_debug(ptxas_ok, tmp_path, 
     took the wrappers for prototyped and kept them in place; ptxas swaps them. Refused;
     unchecked, it differs from ptxas."""
     src = EDIT_PROBES / "g_cg_wrappers.ptx"
-    text = src.read_text()
     a = "_ZN47_INTERNAL_6074eb95_16_g_cg_wrappers_cu_9125929b14__barrier_syncEj"
     b = "_ZN47_INTERNAL_6074eb95_16_g_cg_wrappers_cu_9125929b16__shfl_down_syncEjiji"
-    data = _compile(tmp_path, src.stem, text, "sm_75", "g")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match=r"calls the builtin '__cuda_sm70_shflsync_down_p', and under \.target debug"):
-        module.reorder_functions([b, a])
-    assert build(module) == data
-    monkeypatch.setattr(Module, "_refuse_moved_builtin_makers_under_target_debug", lambda self, names: None)
-    module.reorder_functions([b, a])
-    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), "sm_75", "g")
+    why = r"calls the builtin '__cuda_sm70_shflsync_down_p', and under \.target debug"
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, a, b, "sm_75", "g", why, "_refuse_moved_builtin_makers_under_target_debug")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
@@ -1587,15 +1587,7 @@ def test_remove_raises_the_registers_of_the_new_first_function(ptxas_ok, tmp_pat
     src = oracle.PROBES.parent / "funcorder_probes" / "fo_shuffle_kernels.ptx"
     got, want = _removed(tmp_path, src, "k6", target, "c")
     assert got == want
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "c")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="'k6', first in .text, has the 24 registers"):
-        module.reorder_functions(["k6", "k5"])
-    assert build(module) == data
-    monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)
-    module.reorder_functions(["k6", "k5"])
-    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k5", "k6"), target, "c")
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "k5", "k6", target, "c", "'k6', first in .text, has the 24 registers", "_first_function_raised")
 
 
 def test_remove_keeps_the_hidden_sequences_first_in_the_new_text_order(ptxas_ok, tmp_path):
