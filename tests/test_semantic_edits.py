@@ -1505,10 +1505,18 @@ def test_remove_keeps_the_frame_pointer_steps_for_the_move_into_text_order(ptxas
     after rcp's 112-byte one (pairs rounded up to 16). Without k, the removal keeps rcp's
     pair then k2's, and the build moves k2's first into .text order: that second rewrite saw
     one step (112 after 112 bytes), took pairs unrounded, and pointed rcp's FDE at 104, not
-    ptxas's 112."""
+    ptxas's 112. The steps the removal knew travel through the spec too (JSON, whose
+    object keys are strings: a dict of offsets came back unusable, and the built bytes
+    differed)."""
+    import json
+
     src = oracle.PROBES.parent / "probes_builtin" / "bi_cuda_local_var.ptx"
     got, want = _removed(tmp_path, src, "k", "sm_90", "O0_c")
     assert got == want
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, src.read_text(), "sm_90", "O0_c")))
+    module.remove_function("k")
+    assert build(Module.from_spec(module.to_spec())) == want
+    assert build(Module.from_spec(json.loads(json.dumps(module.to_spec())))) == want
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))

@@ -108,8 +108,9 @@ def _steps(fr: Frame) -> dict[int, int]:
     steps = {c: ordered[i + 1][1] - p for i, (c, p) in enumerate(ordered[:-1])}
     if not ordered:
         return steps
-    if ordered[-1][0] in fr.section.frame_steps:
-        steps[ordered[-1][0]] = fr.section.frame_steps[ordered[-1][0]]
+    known = dict(fr.section.frame_steps)
+    if ordered[-1][0] in known:
+        steps[ordered[-1][0]] = known[ordered[-1][0]]
         return steps
     pair = {c: 0 for c, _ in ordered}
     for e in fr.entries:
@@ -161,7 +162,7 @@ def rewrite(fr: Frame, module: Module, keep: Sequence[int]) -> DebugSection:
             if addend == 0 and zero_is_rel:
                 addend = None  # below sm_90 the pointer to the first CIE is REL
         relocs.append(Relocation(moved[base] + r.offset - base, r.type, r.symbol, addend))
-    new = DebugSection(frame.name, bytes(out), relocs, list(frame.labels), {moved[c]: steps[c] for c in cies if c in steps})
+    new = DebugSection(frame.name, bytes(out), relocs, list(frame.labels), [(moved[c], steps[c]) for c in cies if c in steps])
     new.relocations = in_relocation_order(new)
     _renumber_mercury(module, fr, keep)
     return new

@@ -588,10 +588,11 @@ class DebugSection:
     #: location lists naming a label optimized away): ptxas names each as an undefined local
     #: symbol and drops the relocation
     labels: list[str] = attrs.field(factory=list)
-    #: relocatable .debug_frame after an edit: CIE offset -> the CIE pointer distance to the
-    #: next CIE that the file ptxas wrote showed (or its rule gave), so a second edit (a removal
-    #: then the build's move into .text order) does not infer it again from fewer CIEs
-    frame_steps: dict[int, int] = attrs.field(factory=dict)
+    #: relocatable .debug_frame after an edit: (CIE offset, the CIE pointer distance to the
+    #: next CIE) as the file ptxas wrote showed it (or its rule gave it), so a second edit (a
+    #: removal then the build's move into .text order) does not infer it again from fewer CIEs;
+    #: pairs, not a dict, so that the spec (JSON, string keys only) keeps them
+    frame_steps: list[tuple[int, int]] = attrs.field(factory=list)
 
 
 def abi_disabled(module: Module) -> bool:

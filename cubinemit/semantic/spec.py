@@ -104,7 +104,7 @@ def _load(cls: type, obj: Any, path: str) -> Any:
             wrong = _type_error(value, fields[name].type, where)
             if wrong is not None:
                 raise ModelError(wrong)
-            if name in ("inlined", "capsule_symbols"):
+            if name in ("inlined", "capsule_symbols", "frame_steps"):
                 value = [tuple(v) for v in value]
         kwargs[name] = value
     try:
