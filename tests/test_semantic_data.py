@@ -288,7 +288,7 @@ def test_edits_beside_kernel_addresses_are_refused(ptxas_ok, tmp_path, mode, mon
     want = oracle.compile_ptx(edited, "sm_90", mode).read_bytes()
     monkeypatch.setattr(semantic_model.Module, "_refuse_kernel_addresses", lambda self, edit: None)
     # -c: kb, first in .text, keeps 24 registers the cubin does not tell from its own
-    monkeypatch.setattr(semantic_model.Module, "_first_function_raised", lambda self, edit, functions: None)
+    monkeypatch.setattr(semantic_model.Module, "_first_function_raised", lambda *_: None)
     module = Module.from_cubin(data)
     module.reorder_functions(["ka", "kb", "kc"])
     assert module.to_cubin() != want

@@ -1051,7 +1051,7 @@ def test_remove_refused_where_the_cubin_does_not_tell(ptxas_ok, tmp_path, monkey
     if check == "_refuse_moved_indirect_callers":
         # the first function in .text keeps 24 registers too, which the cubin does not tell
         # apart from its own count either (_first_function_raised)
-        monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)
+        monkeypatch.setattr(Module, "_first_function_raised", lambda *_: None)
     got, want = _removed(tmp_path / "unchecked", src, kernel, target, mode)
     assert got != want
 
@@ -1473,7 +1473,7 @@ def test_remove_refuses_a_device_launcher_before_a_raised_kernel(ptxas_ok, tmp_p
     show. Refused like a removal after an indirect caller; unchecked, it differs."""
     src = oracle.PROBES.parent / "probes_edits" / "cdp_raise.ptx"
     why = "'_Z7empty_kIvEvv' comes after '_Z6parentPi'"
-    monkeypatch.setattr(Module, "_first_function_raised", lambda self, edit, functions: None)  # empty_k is first in .text too
+    monkeypatch.setattr(Module, "_first_function_raised", lambda *_: None)  # empty_k is first in .text too
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z6parentPi", target, "c", why, Module, "_refuse_moved_indirect_callers")
 
 

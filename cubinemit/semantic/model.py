@@ -338,6 +338,13 @@ def _records_arranged(section: str, data: bytes, arrange: Callable[[list[str]], 
     return b"".join(by_name[n] for n in order)
 
 
+def _shared_number(name: str) -> tuple[str, int]:
+    """(base, n) of a .shared variable -g named ``<base>.<n>`` for one declared again under a
+    taken name, (name, 0) otherwise: PTX names hold no '.', so the suffix is ptxas's."""
+    base, dot, n = name.rpartition(".")
+    return (base, int(n)) if dot and n.isdigit() else (name, 0)
+
+
 def _sequence_arranger(
     before: list[str], after: list[str], kernels: set[str], edit: str | None = None, hidden: frozenset[str] = frozenset()
 ) -> Callable[[list[str]], list[str]]:
@@ -924,14 +931,16 @@ class Module:
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
             self._refuse_unknown_kernelless(name, victim)
         for f in self.functions:
-            if f is not victim and (name in f.calls or any(r.symbol == name for r in f.relocations)):
+            if f is victim:
+                continue
+            if name in f.calls or any(r.symbol == name for r in f.relocations):
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} calls it")
-            if f is not victim and any(c == name for c, _, _ in f.inlined):
+            if any(c == name for c, _, _ in f.inlined):
                 # whole program: the kernel holds a copy of it (of a ptxas builtin, or of a
                 # device function its PTX calls): the PTX without it does not build, and a
                 # builtin is no PTX definition to remove (fuzzed: bi_copy_renumber, fo_fptr -O0)
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} holds a copy of it")
-            if f is not victim and name in f.address_taken:
+            if name in f.address_taken:
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} takes its address")
         # callees nothing reaches any more go too: keep what the kernels and the visible and
         # weak functions reach through calls, inlined copies and relocations (a recursive
@@ -992,10 +1001,11 @@ class Module:
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
-        self._refuse_unfollowed_sequences(f"remove {name!r}", text_before, functions, gone)
+        text_after = attrs.evolve(self, functions=functions)._text_order()
+        self._refuse_unfollowed_sequences(f"remove {name!r}", text_before, text_after, functions, gone)
         self._refuse_moved_handle_slots(f"remove {name!r}", functions)
         self._refuse_moved_indirect_callers(f"remove {name!r}", functions)
-        raised = self._first_function_raised(f"remove {name!r}", functions)
+        raised = self._first_function_raised(f"remove {name!r}", functions, text_before, text_after)
         self._refuse_lost_texture_query(f"remove {name!r}", kept)
         if _defines_code(functions):
             removing = [f for f in everything if f.name in gone]
@@ -1422,9 +1432,10 @@ class Module:
                     " its own count is not in the cubin"
                 )
 
-    def _first_function_raised(self, edit: str, functions: list[Function]) -> str | None:
+    def _first_function_raised(self, edit: str, functions: list[Function], before: list[str] | None = None, after: list[str] | None = None) -> str | None:
         """-c in a module whose code takes function addresses: the function an edit giving
-        ``functions`` puts first in .text, where its register count rises to
+        ``functions`` puts first in .text (``before``, ``after``: the .text orders now and
+        then, where the caller has them), where its register count rises to
         :data:`RAISED_REGISTERS` (None where nothing rises). ptxas takes the address-taken
         functions for the first function's callees (funcorder), and a caller has at least 24
         registers: tests/funcorder_probes fo_shuffle_kernels -c, k6 first with 24; without
@@ -1435,11 +1446,13 @@ class Module:
         where only initializers take addresses (not measured)."""
         if not self.options.get("compile_only"):
             return None
+        before = self._text_order() if before is None else before
+        after = attrs.evolve(self, functions=functions)._text_order() if after is None else after
         names = {f.name for f in self.functions}
         initializers = any(r.symbol in names for d in self.data for r in d.relocations)
+        code_takes = any(f.address_taken for f in functions)
         took = any(f.address_taken for f in self.functions) or initializers
-        takes = any(f.address_taken for f in functions) or initializers
-        before, after = self._text_order(), attrs.evolve(self, functions=functions)._text_order()
+        takes = code_takes or initializers
         was = before[0] if before and took else None
         now = after[0] if after and takes else None
         if was == now:
@@ -1454,7 +1467,7 @@ class Module:
         count = _register_count(by_name[now]) if now is not None else None
         if now is None or count is None or count >= RAISED_REGISTERS:
             return None
-        if not any(f.address_taken for f in functions):
+        if not code_takes:
             raise ModelError(f"cannot {edit}: {now!r} comes first in .text, and whether -c raises its registers where only initializers take function addresses is not known")
         return now
 
@@ -1688,11 +1701,10 @@ class Module:
         before the others from sm_90 on: those not .visible (:meth:`_sequence_orders`)."""
         return frozenset(f.name for f in self.functions if f.linkage != "visible") if self.sm >= 90 else frozenset()
 
-    def _refuse_unfollowed_sequences(self, edit: str, before: list[str], functions: list[Function], gone: set[str]) -> None:
+    def _refuse_unfollowed_sequences(self, edit: str, before: list[str], after: list[str], functions: list[Function], gone: set[str]) -> None:
         """ModelError before a removal where :meth:`_follow_text_order` could not tell where the
         kept line sequences or register-table records go (:func:`_sequence_arranger`);
-        ``before``: the .text order now."""
-        after = attrs.evolve(self, functions=functions)._text_order()
+        ``before`` and ``after``: the .text orders of the module now and with ``functions``."""
         if [n for n in before if n in set(after)] == after:
             return
         arrange = _sequence_arranger(before, after, {f.name for f in functions if f.is_kernel}, edit, self._hidden_sequences())
@@ -1918,8 +1930,9 @@ class Module:
         texref_unified: a texture slot; shared_module without k_sh1: k_sh2's shared
         offsets), and a reorder makes the walk name the shared symbols in another order
         (gsh_nvcc, texg_first_two): textures are refused, and reorders beside static shared
-        variables that are not each a kernel's own (:meth:`_walk_names_shared`). Extern (dynamic) shared memory has no offset to lay out (XLA and Triton
-        modules, which all declare global_smem[]; tests/probes_edits g_dynamic_shared).
+        variables that are not each a kernel's own (:meth:`_walk_names_shared`). Extern
+        (dynamic) shared memory has no offset to lay out (XLA and Triton modules, which all
+        declare global_smem[]; tests/probes_edits g_dynamic_shared).
 
         A removal (``gone``) beside static shared variables goes through where the layout of
         what is kept comes out the same without the removed functions
@@ -1946,10 +1959,10 @@ class Module:
         """-g: why a reorder may change what ptxas makes of the static .shared variable ``d``
         (``layout``: the module's shared layout), or None. A kernel's own variable (function
         scope, in its .nv.shared.<k>, under its PTX name) is named in that kernel's walk, and
-        moves with it (Rodinia's backprop, lud, nw,
-        srad, dwt2d: 92 reorders and reversals, sm_75 and sm_90, match ptxas). Not so a variable
-        of module scope, or of unknown scope, or one in .nv_debug.shared: the walk that names it
-        and makes .nv_debug.shared is the first kernel's (gsh_nvcc: ``As`` stays in matmul's
+        moves with it (Rodinia's backprop, lud, nw, srad, dwt2d: 92 reorders and reversals,
+        sm_75 and sm_90, match ptxas). Not so a variable of module scope, or of unknown scope,
+        or one in .nv_debug.shared: the walk that names it and makes .nv_debug.shared is the
+        first kernel's (gsh_nvcc: ``As`` stays in matmul's
         block when reduce moves first; gsh_unused_no_cap), nor a variable ptxas numbered
         (``loc.1``: the numbers follow declaration order; tests/probes_edits
         g_shared_dup_local)."""
@@ -1968,10 +1981,8 @@ class Module:
     def _numbered_shared(self, name: str) -> bool:
         """Whether -g named a .shared variable ``name`` ``<base>.<n>`` or left ``<base>`` to
         a variable others were numbered after (:meth:`_shared_renumbered`)."""
-        _, dot, n = name.rpartition(".")
-        if dot and n.isdigit():
-            return True
-        return any(d.space == "shared" and d.name.startswith(name + ".") and d.name[len(name) + 1 :].isdigit() for d in self.data)
+        base, n = _shared_number(name)
+        return n > 0 or sum(1 for d in self.data if d.space == "shared" and _shared_number(d.name)[0] == base) > 1
 
     def _refuse_moved_debug_shared(self, edit: str, gone: set[str]) -> None:
         """ModelError when removing ``gone`` changes the -g shared layout of what is kept: an
@@ -2044,9 +2055,8 @@ class Module:
         for d in self.data:
             if d.space != "shared":
                 continue
-            base, dot, n = d.name.rpartition(".")
-            numbered = bool(dot) and n.isdigit()
-            groups.setdefault(base if numbered else d.name, []).append((int(n) if numbered else 0, d))
+            base, n = _shared_number(d.name)
+            groups.setdefault(base, []).append((n, d))
         names: dict[str, str] = {}
         for base, members in groups.items():
             left = [d for _, d in sorted(members, key=lambda m: m[0]) if d.scope not in gone]
