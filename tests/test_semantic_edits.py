@@ -1529,7 +1529,7 @@ def test_reorder_under_g_moves_each_kernels_own_shared(ptxas_ok, tmp_path, targe
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, "g")
     module = decompose(read_cubin(data))
-    assert any(d.space == "shared" and d.scope == a or d.scope == b for d in module.data)
+    assert any(d.space == "shared" and d.scope in (a, b) for d in module.data)
     module.reorder_functions([b, a])
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, "g")
     assert want != data
