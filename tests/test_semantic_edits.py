@@ -615,6 +615,25 @@ def test_edits_refuse_moving_line_named_variables(cubin):
     assert [f.name for f in module.functions] == names
 
 
+@pytest.mark.parametrize("target", ["sm_75", "sm_90"])
+@pytest.mark.parametrize("mode", ["c", "O0_c"])
+def test_edits_refuse_moving_line_named_variables_of_statics(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """The static kernel ks, defined between kw and kv, holds $__buf__<line>. The cubin does
+    not tell where a static function stood among the others (the model declares ks first),
+    so removing kw or swapping kw and kv (one line longer) may move ks's lines: both are
+    refused, and both let through give ptxas other bytes than the model would (ggml
+    mean.cu -rdc -c: reduce_rows_f32's shared_vals__114 became __95 without
+    divide_by_count)."""
+    src = oracle.PROBES.parent / "probes_edits" / "c_line_named_static.ptx"
+    data = oracle.compile_ptx(src, target, mode).read_bytes()
+    module = decompose(read_cubin(data))
+    assert [f.name for f in module.functions][0] == "ks"  # the precondition: ks declared first
+    match = r"'\$__buf__\d+' of 'ks' is named after its PTX line"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "kw", target, mode, match, Module, "_refuse_moved_lines")
+    monkeypatch.undo()
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "kw", "kv", target, mode, match, "_refuse_moved_lines")
+
+
 def _alone(text: str, kernel: str | None) -> str:
     """``text`` with every kernel definition but ``kernel``'s cut out (None: every one)."""
     for name in re.findall(r"^\.visible \.entry (\w+)\(", text, re.M):

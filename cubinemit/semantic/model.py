@@ -968,7 +968,7 @@ class Module:
         kept = [f for f in self.functions if f.name in seen]
         gone = {f.name for f in self.functions} - seen
         after = self.functions[self.functions.index(victim) + 1 :]
-        self._refuse_moved_lines(after, f"remove {name!r}")
+        self._refuse_moved_lines(after, f"remove {name!r}", [victim])
         kernel_order = self._kernel_order_after(name, gone)
         self._refuse_unknown_creation_order(name, seen, gone)
         for dbg in self.debug:  # refuse before changing anything
@@ -2126,13 +2126,21 @@ class Module:
         if self.device_debug and len(static.intersection(names)) > 1:
             raise ModelError(f"cannot {edit}: under -g the line tables list the static device functions in the order their callers reach them, which the edit would change")
 
-    def _refuse_moved_lines(self, functions: list[Function], edit: str) -> None:
+    def _refuse_moved_lines(self, functions: list[Function], edit: str, named: Sequence[Function]) -> None:
         """ModelError when an edit moves the PTX lines of these functions and one of them has a
         variable named after its PTX line: ptxas names a function-scope .shared variable
         ``$__<name>__<line>`` in relocatable output (measured: one blank line more before
         it, one more in its name), and the module does not know how many lines a function
-        spans."""
-        owners = {f.name for f in functions}
+        spans.
+
+        ``functions`` follow the edited ones (``named``) in the module's order, which keeps
+        the PTX order within the static and within the other functions only: the cubin does
+        not tell where a static function was defined among the others (funcorder: the
+        statics are declared first), so those of the other kind may move too (ggml mean.cu
+        -rdc, -c: without the weak kernel divide_by_count defined first, the static kernel
+        reduce_rows_f32's shared_vals__114 becomes __95)."""
+        kinds = {f.linkage == "static" for f in named}
+        owners = {f.name for f in functions} | {f.name for f in self.functions if f not in named and kinds - {f.linkage == "static"}}
         for d in self.data:
             if d.scope in owners and _LINE_NAMED.match(d.name):
                 raise ModelError(f"cannot {edit}: {d.name!r} of {d.scope!r} is named after its PTX line, which the edit moves")
@@ -2169,7 +2177,7 @@ class Module:
         self._refuse_moved_launches(names)
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
-        self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions")
+        self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions", [self.function(n) for n in names])
         functions = self._reordered(names, prototyped)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_moved_first_address("reorder functions", functions)
