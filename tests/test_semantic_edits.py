@@ -634,6 +634,22 @@ def test_edits_refuse_moving_line_named_variables_of_statics(ptxas_ok, tmp_path,
     _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "kw", "kv", target, mode, match, "_refuse_moved_lines")
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["g", "c", "O0_c"])
+def test_remove_the_last_kernel_takes_its_builtins_along(ptxas_ok, tmp_path, target, mode):
+    """k_div alone calls the builtins __cuda_sm20_div_u64 and __cuda_sm20_rem_s64, functions
+    of their own under -g and -c. Removing k_div takes them along, and ptxas writes a module
+    without functions: the removal goes through as such, not refused for the device
+    functions left (-g: their call frame rules written anew; -c: their creation order), of
+    which there are none. (-g -c names the embedded PTX text after a checksum of the file.)"""
+
+    def check(module):  # the precondition: the builtins have functions of their own
+        assert sorted(f.name for f in module.functions) == ["__cuda_sm20_div_u64", "__cuda_sm20_rem_s64", "k_div"]
+
+    got, want = _removed(tmp_path, oracle.PROBES.parent / "probes_edits" / "last_kernel_builtin.ptx", "k_div", target, mode, check)
+    assert got == want
+
+
 def _alone(text: str, kernel: str | None) -> str:
     """``text`` with every kernel definition but ``kernel``'s cut out (None: every one)."""
     for name in re.findall(r"^\.visible \.entry (\w+)\(", text, re.M):

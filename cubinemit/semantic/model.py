@@ -942,29 +942,7 @@ class Module:
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} holds a copy of it")
             if name in f.address_taken:
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} takes its address")
-        # callees nothing reaches any more go too: keep what the kernels and the visible and
-        # weak functions reach through calls, inlined copies and relocations (a recursive
-        # function reaching itself does not keep itself). Relocatable and -g builds compile
-        # every defined function, static ones nothing calls included (ptxas -c, measured on
-        # func_calls and recursion): there only externs and builtins go with their last caller
-        rest = {f.name: f for f in self.functions if f is not victim}
-        every = bool(self.options.get("compile_only") or self.options.get("debug"))
-        mode = self.ordering_mode()
-        # whole program: a device function lives only as copies inside kernels, so one no kept
-        # kernel reaches goes, visible or not (fz h001: k0 was f1's only caller)
-        roots = ("visible", "weak", "static") if every else () if mode.whole_program else ("visible", "weak")
-        from ..funcorder import is_builtin_name
-
-        # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
-        # go with their last caller (printf_switch -c: __cuda_sm20_div_rn_f64_full)
-        reached = [n for n, f in rest.items() if f.is_kernel or (f.linkage in roots and not is_builtin_name(n))]
-        seen = set(reached)
-        while reached:
-            f = rest[reached.pop()]
-            for n in [*f.calls, *(c for c, _, _ in f.inlined), *(r.symbol for r in f.relocations if r.symbol)]:
-                if n in rest and n not in seen:
-                    seen.add(n)
-                    reached.append(n)
+        seen = self._kept_without(victim)
         kept = [f for f in self.functions if f.name in seen]
         gone = {f.name for f in self.functions} - seen
         after = self.functions[self.functions.index(victim) + 1 :]
@@ -1290,6 +1268,33 @@ class Module:
                 f"cannot {edit}: it moves {moved!r} from slot {before.index(moved)} to slot {after.index(moved)} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
 
+    def _kept_without(self, victim: Function) -> set[str]:
+        """The names of the functions left once ``victim``'s definition is cut out of the PTX."""
+        # callees nothing reaches any more go too: keep what the kernels and the visible and
+        # weak functions reach through calls, inlined copies and relocations (a recursive
+        # function reaching itself does not keep itself). Relocatable and -g builds compile
+        # every defined function, static ones nothing calls included (ptxas -c, measured on
+        # func_calls and recursion): there only externs and builtins go with their last caller
+        rest = {f.name: f for f in self.functions if f is not victim}
+        every = bool(self.options.get("compile_only") or self.options.get("debug"))
+        mode = self.ordering_mode()
+        # whole program: a device function lives only as copies inside kernels, so one no kept
+        # kernel reaches goes, visible or not (fz h001: k0 was f1's only caller)
+        roots = ("visible", "weak", "static") if every else () if mode.whole_program else ("visible", "weak")
+        from ..funcorder import is_builtin_name
+
+        # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
+        # go with their last caller (printf_switch -c: __cuda_sm20_div_rn_f64_full)
+        reached = [n for n, f in rest.items() if f.is_kernel or (f.linkage in roots and not is_builtin_name(n))]
+        seen = set(reached)
+        while reached:
+            f = rest[reached.pop()]
+            for n in [*f.calls, *(c for c, _, _ in f.inlined), *(r.symbol for r in f.relocations if r.symbol)]:
+                if n in rest and n not in seen:
+                    seen.add(n)
+                    reached.append(n)
+        return seen
+
     def _refuse_unknown_kernelless(self, name: str, victim: Function) -> None:
         """ModelError when removing the last kernel leaves a module whose layout the cubin
         does not tell:
@@ -1328,7 +1333,10 @@ class Module:
         tables = [d.name for d in self.debug if d.data and d.name not in FOLLOWED_PAYLOADS]
         if tables:
             return f"a module without code writes its debug tables ({tables[0]}) anew, which is not modelled"
-        others = [f for f in self.functions if f is not victim and f.linkage != "extern"]
+        # the builtins only the kernel called go with it (ggml scale.cu -g, -c: a module
+        # without functions left)
+        kept = self._kept_without(victim)
+        others = [f for f in self.functions if f.name in kept and f.linkage != "extern"]
         if self.device_debug and not self.options.get("compile_only") and others:
             # whole-program -g keeps the device functions, and the register rules of the
             # .debug_frame CIE change once no kernel calls them (params_spill -g sm_75 without
