@@ -875,11 +875,18 @@ def test_remove_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monk
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k_a", target, "g", "'k_a''s .nv.constant2 may hold constants of 'dev_poly'", Module, "_refuse_moved_debug_sequences")
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("probe", ["const_vars", "printf", "local_array"])
+_G_LAST_KERNEL = [(p, t) for p in ("const_vars", "printf", "local_array") for t in TARGETS]
+# below sm_90: from there on a function losing its last kernel caller is refused for its line
+# sequence (Module._refuse_moved_debug_sequences)
+_G_LAST_KERNEL += [(p, t) for p in ("func_visible", "func_weak", "recursion") for t in ("sm_75", "sm_89")]
+
+
+@pytest.mark.parametrize("probe, target", _G_LAST_KERNEL)
 def test_remove_the_last_kernel_under_g_matches_ptxas(ptxas_ok, tmp_path, target, probe):
-    """-g without device functions left: the line tables and the register tables follow
-    the PTX without the kernel, and .nv_debug_line_sass holds .debug_line's unit."""
+    """-g: the line tables and the register tables follow the PTX without the kernel, and
+    .nv_debug_line_sass holds .debug_line's unit. The device functions left (func_visible's
+    vis_add and vis_unused, func_weak's weak_fn, recursion's fib) keep their order, code and
+    call frame rules; such removals were refused before."""
     src = oracle.PROBES / f"{probe}.ptx"
     module = decompose(read_cubin(_compile(tmp_path, probe, src.read_text(), target, "g")))
     (only,) = [f.name for f in module.functions if f.is_kernel]
@@ -887,15 +894,37 @@ def test_remove_the_last_kernel_under_g_matches_ptxas(ptxas_ok, tmp_path, target
     assert build(module) == _compile(tmp_path / "edited", probe, _alone(src.read_text(), None), target, "g")
 
 
-def test_remove_the_last_kernel_under_g_refuses_device_functions_left(ptxas_ok, tmp_path, monkeypatch):
-    """-g keeps the device functions, and their call frame rules change once no kernel
-    calls them (params_spill, conv2d_direct alone, sm_75: R64-R67 and others undefined
-    instead of same_value in the .debug_frame CIE). Refused, the module left as it was."""
+@pytest.mark.parametrize(
+    "src, match",
+    [
+        ("probes_fp/fp_takers", "'h' takes function addresses or calls through them"),
+        ("funcorder_probes/fo_static_reached", "takes function addresses or calls through them"),
+        ("probes_data/init_ops_first", "holds a function's address"),
+    ],
+)
+def test_remove_the_last_kernel_under_g_refuses_address_takers_left(ptxas_ok, tmp_path, monkeypatch, src, match):
+    """-g keeps the device functions. Where they take addresses (in code or in a variable's
+    initializer), ptxas orders them anew once no kernel leads, by a rule not measured: other
+    .text orders than the module's, sm_75. Refused, the module left as it was, and let
+    through the removal gives other bytes than ptxas's."""
+    path = oracle.PROBES.parent / f"{src}.ptx"
+    text = path.read_text()
+    data = _compile(tmp_path, path.stem, text, "sm_75", "g")
+    (kernel,) = [f.name for f in decompose(read_cubin(data)).functions if f.is_kernel]
+    _assert_removal_refused(data, kernel, match)
+    assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", path.stem, _alone(text, None), "sm_75", "g")
+
+
+def test_remove_the_last_kernel_under_g_refuses_loosened_launch_bounds(ptxas_ok, tmp_path, monkeypatch):
+    """params_spill, conv2d_direct alone, sm_75 -g: the kernel's launch bounds cap its callee
+    out_index's registers, and without it ptxas compiles out_index anew (the .debug_frame
+    CIE's R64-R67 rules undefined instead of same_value). Refused, the module left as it was."""
     src = oracle.PROBES.parent / "probes_rw6" / "params_spill.ptx"
     kernel = "_Z13conv2d_direct10ConvParamsPKfS1_Pf"
     text = _alone(src.read_text(), kernel)
     data = _compile(tmp_path, src.stem, text, "sm_75", "g")
-    _assert_removal_refused(data, kernel, "call frame rules of the device functions left")
+    _assert_removal_refused(data, kernel, "launch bounds cap the registers of '_Z9out_indexRK10ConvParamsiiii'")
+    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
     assert _removed_anyway(monkeypatch, data, kernel) != _compile(tmp_path / "edited", src.stem, _alone(text, None), "sm_75", "g")
 
 

@@ -1310,7 +1310,8 @@ class Module:
           ptxas does not compile (whole program) or compiles without it showing here;
         * -c: builtins and functions whose address data takes are created in an order not
           modelled once no kernel leads;
-        * whole-program -g: the device functions left get new call frame rules;
+        * whole-program -g: the device functions left, where they take addresses, get an
+          order not modelled;
         * DWARF the PTX brings (nvcc -G) is written anew; the line tables and -g's register
           tables follow the PTX text as in other removals;
         * whole program: the kernel's shared section may hide extern (dynamic) shared memory
@@ -1338,11 +1339,20 @@ class Module:
         kept = self._kept_without(victim)
         others = [f for f in self.functions if f.name in kept and f.linkage != "extern"]
         if self.device_debug and not self.options.get("compile_only") and others:
-            # whole-program -g keeps the device functions, and the register rules of the
-            # .debug_frame CIE change once no kernel calls them (params_spill -g sm_75 without
-            # conv2d_direct: R64-R67 and others undefined instead of same_value); from sm_90
-            # on where their line sequences go is not measured either
-            return f"under -g ptxas writes the call frame rules of the device functions left ({others[0].name!r}) anew once no kernel calls them, which is not modelled"
+            # whole-program -g keeps the device functions. Once no kernel leads, ptxas orders
+            # those that take addresses or call through pointers by a rule not measured
+            # (tests/funcorder_probes fo_static_reached, probes_fp fp_takers, probes_data
+            # init_ops_first without their kernels: other .text orders). Otherwise it keeps
+            # their order, call frame rules and line sequences (CUDA samples -rdc, ggml,
+            # probes; sm_75 to sm_120). A kernel's launch bounds that capped a callee's
+            # registers are _refuse_loosened_register_budget's (params_spill without
+            # conv2d_direct: the CIE's R64-R67 rules change)
+            names = {f.name for f in self.functions}
+            takes = next((f for f in others if f.address_taken or f.has_indirect_call), None)
+            held = next((d for d in self.data for r in d.relocations if r.symbol in names), None)
+            if takes is not None or held is not None:
+                why = f"{takes.name!r} takes function addresses or calls through them" if takes is not None else f"{held.name!r} holds a function's address"
+                return f"under -g ptxas orders the device functions left anew once no kernel leads, and {why}, which that order depends on by a rule not modelled"
         if self.facts.get("tcgen05") and (self.ordering_mode().whole_program or any(f.linkage != "builtin" and not is_builtin_name(f.name) for f in others)):
             # the partition follows the PTX, not the code: fold_flags_tail -O0 keeps it for
             # the visible d that no kernel calls any more, and whole-program cubins do not
