@@ -2158,7 +2158,8 @@ class Module:
         -rdc, -c: without the weak kernel divide_by_count defined first, the static kernel
         reduce_rows_f32's shared_vals__114 becomes __95)."""
         kinds = {f.linkage == "static" for f in named}
-        owners = {f.name for f in functions} | {f.name for f in self.functions if f not in named and kinds - {f.linkage == "static"}}
+        edited = {f.name for f in named}
+        owners = {f.name for f in functions} | {f.name for f in self.functions if f.name not in edited and kinds - {f.linkage == "static"}}
         for d in self.data:
             if d.scope in owners and _LINE_NAMED.match(d.name):
                 raise ModelError(f"cannot {edit}: {d.name!r} of {d.scope!r} is named after its PTX line, which the edit moves")
