@@ -757,20 +757,39 @@ def test_remove_refuses_relocatable_line_rows(cubin):
     assert [f.name for f in module.functions] == [f.name for f in decompose(read_cubin(cubin("func_calls", "sm_90", "lineinfo_c"))).functions]
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_89", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("target", ("sm_75", "sm_89", "sm_90", "sm_100a", "sm_120"))
 @pytest.mark.parametrize("kernel", ["k_chain", "k_user1"])
 def test_remove_under_g_matches_ptxas(ptxas_ok, tmp_path, target, kernel):
     """-g on PTX without DWARF of its own: the line tables and the register tables'
     records follow the PTX without the kernel (tests/probes_lines has more). From sm_90 on,
-    k_chain's removal moves f_c1's line sequence (f_shared f_c1 f_c3 f_c2 becomes f_shared
-    f_c3 f_c2 f_c1): refused, not guessed; below sm_90 the sequences stand in .text order."""
-    if kernel == "k_chain" and target in ("sm_90", "sm_100a"):
-        module = decompose(read_cubin(oracle.compile_ptx(oracle.PROBES / "func_calls.ptx", target, "g").read_bytes()))
-        with pytest.raises(ModelError, match="'f_c1' loses its last kernel caller"):
-            module.remove_function(kernel)
-        return
+    -g lists the line sequences in a walk of .text order (Module._walked_sequences), so
+    k_chain's removal moves f_c1's, which no kernel calls any more: f_shared f_c1 f_c3 f_c2
+    becomes f_shared f_c3 f_c2 f_c1 (refused before); below sm_90 they stand in .text order."""
     got, want = _removed(tmp_path, oracle.PROBES / "func_calls.ptx", kernel, target, "g")
     assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+def test_remove_under_g_walks_the_line_sequences(ptxas_ok, tmp_path, target):
+    """fo_recursion without K1, -g from sm_90 on: the static even and odd call each other
+    and lose their only kernel caller. Walking .text order (fact c3 c2 K2 odd even c1), each
+    function placing itself and then its callees, lists c2 c1 odd even before the visible
+    ones, where the module had c2 c1 even odd (K1, before odd in .text, reached even first)."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_recursion.ptx"
+    got, want = _removed(tmp_path, src, "K1", target, "g")
+    assert got == want
+
+
+def test_remove_under_g_refuses_unwalked_sequences_where_addresses_are_taken(ptxas_ok, tmp_path, monkeypatch):
+    """fo_table_load_taker -g sm_90: code loads functions' addresses from tables, and the
+    line sequences follow no walk of .text order measured (fo_fptr, fo_vtables and ftab
+    neither). Removing k2 leaves callees without a kernel caller: refused, and let through
+    the sequences come out in another order than ptxas's."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_table_load_taker.ptx"
+    data = oracle.compile_ptx(src, "sm_90", "g").read_bytes()
+    module = decompose(read_cubin(data))
+    assert module._walked_sequences() is None  # the precondition: addresses are taken
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k2", "sm_90", "g", "loses its last kernel", Module, "_refuse_moved_debug_sequences")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90"))

@@ -21,7 +21,6 @@ from cubinemit.reader import read_cubin
 from cubinemit.semantic import lines
 from cubinemit.semantic.build import build
 from cubinemit.semantic.decompose import decompose
-from cubinemit.semantic.model import Module
 
 HERE = Path(__file__).resolve().parent / "probes_lines"
 TARGETS = ("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120")
@@ -208,23 +207,16 @@ def test_hidden_functions_sequences_first(ptxas_ok, tmp_path, target, mode, edit
 
 
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
-def test_g_reorder_refused_beside_static_device_functions(ptxas_ok, tmp_path, monkeypatch, target):
-    """-g from sm_90 on lists the static device functions' sequences in the order their callers
-    reach them, not in .text order: with k_blend defined before k_poly, blend comes before
-    square and poly though their .text places stay. The reorder is refused and the module left
-    as it was; let through, its line tables differ from ptxas's (tests/probes_debug
-    dbg_calls_L)."""
+def test_g_reorder_walks_the_static_device_functions(ptxas_ok, tmp_path, target):
+    """-g from sm_90 on lists the line sequences in a walk of .text order, each function
+    placing itself and then its callees (Module._walked_sequences), so the static device
+    functions come in the order their callers reach them: with k_blend defined before k_poly,
+    blend comes before square and poly though their .text places stay (tests/probes_debug
+    dbg_calls_L). Refused before; now ptxas's bytes."""
     src = HERE.parent / "probes_debug" / "dbg_calls_L.ptx"
     text = src.read_text()
     order = ["_Z7k_blendPKfS0_Pff", "_Z6k_polyPKiPii"]
     data = _compile(tmp_path, text, target, "g")
     module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="static device functions in the order their callers reach them"):
-        module.reorder_functions(order)
-    assert build(module) == data
-    want = _compile(tmp_path, _placed(text, order), target, "g")
-    with monkeypatch.context() as patched:
-        patched.setattr(Module, "_refuse_caller_ordered_sequences", lambda *_: None)
-        module = decompose(read_cubin(data))
-        module.reorder_functions(order)
-    assert build(module) != want
+    module.reorder_functions(order)
+    assert build(module) == _compile(tmp_path, _placed(text, order), target, "g")
