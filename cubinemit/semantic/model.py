@@ -1723,8 +1723,8 @@ class Module:
         )
 
     def _walked_sequences(self) -> list[str] | None:
-        """The order in which -g lists the functions' ELF line sequences and register records
-        from sm_90 on, where the module's code takes no function addresses and calls through
+        """The order in which -g lists the functions' ELF line sequences from sm_90 on (the
+        register records keep .text order), where the module's code takes no function addresses and calls through
         none, and no variable holds one: ptxas walks the functions in .text order, each
         placing itself and then its direct callees (in .text order) not yet placed, and lists
         those not .visible first (func_calls -g: f_shared f_c1 f_c3 f_c2; without k_chain,
@@ -2137,13 +2137,15 @@ class Module:
         ]
 
     def _sequence_orders(self, functions: list[Function], edit: str) -> tuple[Callable[[list[str]], list[str]], ...]:
-        """How the line-table sequences stand once the module's functions are ``functions``,
-        in the ELF line tables, the -g register tables and the Mercury clones: in .text order where they stood so
-        before (whole program: 366 of the 373 -lineinfo cubins of the ggml and CUTLASS edit
-        sweeps); in the ELF tables from sm_90 on, the functions that are not .visible (weak and
-        static ones, kernels too) first, then the visible ones, each group in .text order,
-        where they stood so (measured on five kernels of each linkage and on callees, default,
-        -c and -g: tests/probes_lines/seq_hidden_first); others are refused."""
+        """How the sequences stand once the module's functions are ``functions``: the arrangers
+        of the ELF line tables, the -g register tables and the Mercury clones. In .text order
+        where they stood so before (whole program: 366 of the 373 -lineinfo cubins of the ggml
+        and CUTLASS edit sweeps); in the ELF tables from sm_90 on, the functions that are not
+        .visible (weak and static ones, kernels too) first, then the visible ones, each group
+        in .text order, where they stood so (measured on five kernels of each linkage and on
+        callees, default, -c and -g: tests/probes_lines/seq_hidden_first); the ELF line tables
+        of -g modules taking no address in :meth:`_walked_sequences` order; others are
+        refused."""
         before = self._text_order()
         edited = attrs.evolve(self, functions=functions)
         after = edited._text_order()
