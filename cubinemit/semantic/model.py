@@ -384,7 +384,7 @@ def _sequence_arranger(
 
 
 def _walk_arranger(walked: list[str]) -> Callable[[list[str]], list[str]]:
-    """Sequences (or records) by their functions' names in ``walked`` order
+    """Line sequences by their functions' names in ``walked`` order
     (:meth:`Module._walked_sequences`), names it lacks last as they stand."""
     rank = {n: i for i, n in enumerate(walked)}
     return lambda names: sorted(names, key=lambda n: rank.get(n, len(rank)))
@@ -935,8 +935,9 @@ class Module:
     def _remove_function(self, name: str) -> None:
         victim = self.function(name)
         everything = list(self.functions)
+        seen = self._kept_without(victim)
         if victim.is_kernel and not any(f.is_kernel for f in self.functions if f is not victim):
-            self._refuse_unknown_kernelless(name, victim)
+            self._refuse_unknown_kernelless(name, victim, seen)
         for f in self.functions:
             if f is victim:
                 continue
@@ -949,7 +950,6 @@ class Module:
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} holds a copy of it")
             if name in f.address_taken:
                 raise ModelError(f"cannot remove {name!r}: {f.name!r} takes its address")
-        seen = self._kept_without(victim)
         kept = [f for f in self.functions if f.name in seen]
         gone = {f.name for f in self.functions} - seen
         after = self.functions[self.functions.index(victim) + 1 :]
@@ -1275,6 +1275,11 @@ class Module:
                 f"cannot {edit}: it moves {moved!r} from slot {before.index(moved)} to slot {after.index(moved)} of .nv.constant4, which the kept kernels' code reads at fixed offsets (ptxas compiles them anew)"
             )
 
+    def _address_holder(self) -> DataObject | None:
+        """The first variable whose initializer holds a function's address, or None."""
+        names = {f.name for f in self.functions}
+        return next((d for d in self.data if any(r.symbol in names for r in d.relocations)), None)
+
     def _kept_without(self, victim: Function) -> set[str]:
         """The names of the functions left once ``victim``'s definition is cut out of the PTX."""
         # callees nothing reaches any more go too: keep what the kernels and the visible and
@@ -1302,7 +1307,7 @@ class Module:
                     reached.append(n)
         return seen
 
-    def _refuse_unknown_kernelless(self, name: str, victim: Function) -> None:
+    def _refuse_unknown_kernelless(self, name: str, victim: Function, kept: set[str]) -> None:
         """ModelError when removing the last kernel leaves a module whose layout the cubin
         does not tell:
 
@@ -1325,12 +1330,13 @@ class Module:
           (aligned 16 or more and a multiple of 16 long), which a module without kernels keeps
           in .nv_debug.shared (shared_dynamic with k_dyn alone).
 
-        Other modules without kernels are laid out as PTX that declares no kernel is."""
-        why = self._kernelless_unknown(name, victim)
+        Other modules without kernels are laid out as PTX that declares no kernel is.
+        ``kept``: the functions left (:meth:`_kept_without`)."""
+        why = self._kernelless_unknown(name, victim, kept)
         if why is not None:
             raise ModelError(f"cannot remove {name!r}, the last kernel: {why}")
 
-    def _kernelless_unknown(self, name: str, victim: Function) -> str | None:
+    def _kernelless_unknown(self, name: str, victim: Function, kept: set[str]) -> str | None:
         """What the cubin does not tell of the module without ``victim``, its last kernel
         (:meth:`_refuse_unknown_kernelless`), or None."""
         from ..funcorder import is_builtin_name
@@ -1343,7 +1349,6 @@ class Module:
             return f"a module without code writes its debug tables ({tables[0]}) anew, which is not modelled"
         # the builtins only the kernel called go with it (ggml scale.cu -g, -c: a module
         # without functions left)
-        kept = self._kept_without(victim)
         others = [f for f in self.functions if f.name in kept and f.linkage != "extern"]
         if self.device_debug and not self.options.get("compile_only") and others:
             # whole-program -g keeps the device functions. Once no kernel leads, ptxas orders
@@ -1354,9 +1359,8 @@ class Module:
             # probes; sm_75 to sm_120). A kernel's launch bounds that capped a callee's
             # registers are _refuse_loosened_register_budget's (params_spill without
             # conv2d_direct: the CIE's R64-R67 rules change)
-            names = {f.name for f in self.functions}
             takes = next((f for f in others if f.address_taken or f.has_indirect_call), None)
-            held = next((d for d in self.data for r in d.relocations if r.symbol in names), None)
+            held = self._address_holder()
             if takes is not None or held is not None:
                 why = f"{takes.name!r} takes function addresses or calls through them" if takes is not None else f"{held.name!r} holds a function's address"
                 return f"under -g ptxas orders the device functions left anew once no kernel leads, and {why}, which that order depends on by a rule not modelled"
@@ -1473,8 +1477,7 @@ class Module:
             return None
         before = self._text_order() if before is None else before
         after = attrs.evolve(self, functions=functions)._text_order() if after is None else after
-        names = {f.name for f in self.functions}
-        initializers = any(r.symbol in names for d in self.data for r in d.relocations)
+        initializers = self._address_holder() is not None
         code_takes = any(f.address_taken for f in functions)
         took = any(f.address_taken for f in self.functions) or initializers
         takes = code_takes or initializers
@@ -1724,8 +1727,8 @@ class Module:
 
     def _walked_sequences(self) -> list[str] | None:
         """The order in which -g lists the functions' ELF line sequences from sm_90 on (the
-        register records keep .text order), where the module's code takes no function addresses and calls through
-        none, and no variable holds one: ptxas walks the functions in .text order, each
+        register records keep .text order), where the module's code takes no function
+        addresses and calls through none, and no variable holds one: ptxas walks the functions in .text order, each
         placing itself and then its direct callees (in .text order) not yet placed, and lists
         those not .visible first (func_calls -g: f_shared f_c1 f_c3 f_c2; without k_chain,
         f_c1's only caller, f_shared f_c3 f_c2 f_c1; fo_recursion without K1: odd before even).
@@ -1734,8 +1737,7 @@ class Module:
         (fo_fptr, fo_vtables, ftab), and None is returned."""
         if self.sm < 90 or not self.device_debug:
             return None
-        names = {f.name for f in self.functions}
-        if any(f.address_taken or f.has_indirect_call for f in self.functions) or any(r.symbol in names for d in self.data for r in d.relocations):
+        if any(f.address_taken or f.has_indirect_call for f in self.functions) or self._address_holder() is not None:
             return None
         text = self._text_order()
         pos = {n: i for i, n in enumerate(text)}
@@ -1815,10 +1817,11 @@ class Module:
 
         tables = function_tables(self)
         in_tables = {n for names in tables.values() for n in names}
+        walked = self._walked_sequences() is not None
         for f in kernels:
             if f.name not in gone:
                 continue
-            for callee in f.calls if self._walked_sequences() is None else ():
+            for callee in f.calls if not walked else ():
                 if callee not in gone and not any(callee in k.calls for k in kernels if k.name not in gone):
                     raise ModelError(f"cannot {edit}: {callee!r} loses its last kernel caller, and where -g then lists its line sequence is not modelled")
             # a function a variable's initializer holds whose address only the removed kernel
