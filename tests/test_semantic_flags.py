@@ -10,9 +10,9 @@
   module .nv.info, as -g does.
 * -g -suppress-debug-info drops the debug sections but not the debugger's shared window, which
   the Mercury clone of a shared variable's symbol leaves out.
-* -Ofc whole program (and -c without kernels), -pic true -c, -split-compile (-c, or whole
-  program with several kernels), -preserve-relocs whole program below sm_90: declined, naming
-  the flag.
+* -Ofc whole program (and -c without kernels), -pic true -c, -pic false whole program,
+  -pic true -g, -split-compile (-c, or whole program with several kernels), -preserve-relocs
+  whole program below sm_90: declined, naming the flag.
 """
 
 from __future__ import annotations
@@ -36,14 +36,17 @@ ROUNDTRIP = {
     "preserve_relocs_c": (("sm_75", "sm_86", "sm_90", "sm_100a"), ("preserve_c", "preserve_g_c")),
     "suppress_debug_shared": (("sm_90", "sm_100a", "sm_120"), ("sdi_g",)),
     "errbar_at_exit": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), ("mev", "mev_c", "mev_lineinfo")),
-    # ptxas ignores -Ofc under -g; -Ofc -c with kernels writes what -c does
-    "declined_flags": (("sm_75", "sm_90", "sm_100a"), ("ofc_g", "ofc_c")),
+    # ptxas ignores -Ofc under -g; -Ofc -c with kernels writes what -c does; -pic given as the
+    # mode's default (true whole program, false under -c or -g) changes only the note
+    "declined_flags": (("sm_75", "sm_90", "sm_100a"), ("ofc_g", "ofc_c", "pic_true", "pic_false_c", "pic_false_g")),
 }
 
 #: (probe, targets, mode, the reason its decline gives)
 DECLINED = [
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "ofc", "-Ofc max whole-program output"),
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "pic_c", "-pic true -c output"),
+    ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "pic_false", "-pic false whole-program output"),
+    ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "pic_g", "-pic true -g output"),
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "split", "-split-compile whole-program output with several kernels"),
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "split_c", "-split-compile -c output"),
     ("declined_flags", ("sm_75", "sm_86"), "preserve", ".nv.resolvedrela"),
@@ -161,7 +164,7 @@ def test_declined_with_reason(ptxas_ok, stem, targets, mode, reason):
 def test_declined_flags_change_the_layout(ptxas_ok, stem, targets, mode, reason):
     """Each declined flag changes the sections or symbols, not only the options note: a build
     that ignored it (the layout without the flag) would not be what ptxas writes."""
-    without = {"ofc": "def", "pic_c": "c", "split": "def", "split_c": "c", "preserve": "def"}[mode]
+    without = {"ofc": "def", "pic_c": "c", "pic_false": "def", "pic_g": "g", "split": "def", "split_c": "c", "preserve": "def"}[mode]
 
     def layout(m: str, target: str) -> tuple[list[str], list[str]]:
         obj = read_cubin(oracle.compile_ptx(PROBES / f"{stem}.ptx", target, m).read_bytes())
@@ -180,6 +183,10 @@ def test_builder_refuses_declined_flags(ptxas_ok):
     module = Module.from_cubin(oracle.compile_ptx(PROBES / "declined_flags.ptx", "sm_90", "def").read_bytes())
     module.options["split_compile"] = 2
     with pytest.raises(NotImplementedError, match="-split-compile"):
+        module.to_cubin()
+    module = Module.from_cubin(oracle.compile_ptx(PROBES / "declined_flags.ptx", "sm_90", "def").read_bytes())
+    module.options["pic"] = "false"
+    with pytest.raises(NotImplementedError, match="-pic false whole-program"):
         module.to_cubin()
 
 

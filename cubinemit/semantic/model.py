@@ -656,9 +656,19 @@ def unmodelled_options(options: Mapping[str, object], *, kernels: int) -> str | 
             return "-split-compile -c output is not implemented yet"
         if kernels > 1:
             return "-split-compile whole-program output with several kernels is not implemented yet"
-    if options.get("pic") == "true" and options.get("compile_only"):
+    pic = options.get("pic")
+    if pic == "true" and options.get("compile_only"):
         # a GLOBAL $ADDRESS$<name> slot in .nv.constant4 for each address the code takes
         return "-pic true -c output ($ADDRESS$ slots in .nv.constant4) is not implemented yet"
+    if pic == "false" and not options.get("compile_only") and not options.get("debug"):
+        # whole program is position independent by default; -pic false resolves addresses in
+        # .rela.text instead of .nv.constant4 slots and, without kernels, drops .nv.callgraph
+        # (tests/probes_flags declined_flags pic_false, CUDA samples SineWaveSimulation)
+        return "-pic false whole-program output is not implemented yet"
+    if pic == "true" and options.get("debug"):
+        # -g is not position independent by default; -pic true takes .nv.constant4 slots
+        # (CUDA samples boxFilter_kernel -g)
+        return "-pic true -g output is not implemented yet"
     return None
 
 
