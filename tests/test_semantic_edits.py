@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import attrs
 import pytest
 
 import oracle
@@ -1376,6 +1377,47 @@ def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_p
     for d in kept:
         (again.add_constant if d.space == "const" else again.add_global)(d.name, d.size, align=d.align, init=d.init)
     assert again.to_cubin() == orig
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ["def", "O0"])
+def test_add_kernel_beside_address_takers_is_refused(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """Whole program: k_table and k_call take function addresses, so ptxas shuffles the
+    kernels and moves those two first; k_plain, appended to the PTX, comes last. Read from the
+    cubin without k_plain, the module holds an order giving the takers' order unshuffled, and
+    k_plain added to it would come first: refused, naming a taker. Let through, the bytes
+    differ from ptxas's. In -c the kernels keep their own order, and the addition is exact."""
+    src = EDIT_PROBES / "add_beside_takers.ptx"
+    text = src.read_text()
+    want = _compile(tmp_path, src.stem, text, target, mode)
+    assert [s.name for s in read_cubin(want).sections if s.name.startswith(".text.")][-1] == ".text.k_plain"
+    base = _compile(tmp_path / "base", src.stem, _without_kernel(text, "k_plain"), target, mode)
+    plain = Module.from_cubin(want).function("k_plain")
+    fields = {a.name: getattr(plain, a.name) for a in attrs.fields(type(plain)) if a.init and a.name not in ("name", "is_kernel", "sass")}
+
+    def added() -> Module:
+        module = Module.from_cubin(base)
+        module.add_kernel("k_plain", plain.sass, **fields)
+        full = Module.from_cubin(want)
+        module.debug = full.debug
+        if "mercury" in full.facts:  # sm_100a: the Mercury capsules, k_plain's among them
+            module.facts["mercury"] = full.facts["mercury"]
+        return module
+
+    with pytest.raises(ModelError, match=r"cannot add kernel 'k_plain': kernel 'k_(table|call)' takes function addresses"):
+        added().to_cubin()
+    monkeypatch.setattr(Module, "_refuse_added_kernels_beside_takers", lambda self, functions: None)
+    assert added().to_cubin() != want
+    monkeypatch.undo()
+    want_c = _compile(tmp_path / "c", src.stem, text, target, "c")
+    base_c = Module.from_cubin(_compile(tmp_path / "c_base", src.stem, _without_kernel(text, "k_plain"), target, "c"))
+    plain_c = Module.from_cubin(want_c).function("k_plain")
+    base_c.add_kernel("k_plain", plain_c.sass, **{a.name: getattr(plain_c, a.name) for a in attrs.fields(type(plain_c)) if a.init and a.name not in ("name", "is_kernel", "sass")})
+    full_c = Module.from_cubin(want_c)
+    base_c.debug = full_c.debug
+    if "mercury" in full_c.facts:
+        base_c.facts["mercury"] = full_c.facts["mercury"]
+    assert base_c.to_cubin() == want_c
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_100a"))

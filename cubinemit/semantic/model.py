@@ -756,6 +756,7 @@ class Module:
             return
         self._refuse_missing_from_ptx_text({f.name for f in functions} | {d.name for d in data})
         self._refuse_moved_code_slots(functions, data)
+        self._refuse_added_kernels_beside_takers(functions)
 
     def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
         """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
@@ -777,6 +778,33 @@ class Module:
                 raise ModelError(
                     f"{txt.name} (the PTX text ptxas embeds) never names {name!r}: ptxas writes the text it compiled, so a function or variable added to the module needs the text that declares it (replace {txt.name} in Module.debug)"
                 )
+
+    def _refuse_added_kernels_beside_takers(self, functions: tuple[Function, ...]) -> None:
+        """ModelError when a kernel was added to a whole-program module whose kernels take
+        function addresses. ptxas shuffles such a module's kernels by their number and moves
+        the takers first (funcorder._shuffled), in an order that depends on the PTX
+        declaration order; the cubin keeps the result only, and the module read from it
+        holds an order that gives that result without the shuffle (the addresses are
+        resolved: no function says it takes one). Appending a kernel to it gives another
+        order than ptxas's for the PTX with the kernel appended (CUDA samples
+        FunctionPointers_kernels without SobelCopyImage, added back: ptxas puts it last,
+        after the two takers; tests/probes_edits add_beside_takers). A module whose functions
+        say what they take (built, not read) follows the builder's rule and passes."""
+        if not self.ordering_mode().whole_program:
+            return
+        if any(f.address_taken or f.has_indirect_call for f in self.functions):
+            return
+        from .emit import address_table_functions
+
+        known = {f.name for f in functions}
+        added = [f.name for f in self.functions if f.is_kernel and f.name not in known and f.linkage != "extern"]
+        if not added:
+            return
+        takers = [f.name for f in self.functions if f.is_kernel and address_table_functions(f)]
+        if takers:
+            raise ModelError(
+                f"cannot add kernel {added[0]!r}: kernel {takers[0]!r} takes function addresses (its .nv.constant2 table), and ptxas orders the kernels of such a module by their PTX declaration order, which the cubin does not keep"
+            )
 
     def _refuse_moved_code_slots(self, functions: tuple[Function, ...], data: tuple[DataObject, ...]) -> None:
         """ModelError when the module now puts a name's .nv.constant4 slot, or a .const
