@@ -469,7 +469,10 @@ def derive_merc_symbols(obj: ElfObject, facts: MercuryFacts) -> list[Symbol]:
             owner = func_of_text[id(sec)]
             ff = facts.functions.get(owner)
             if ff is None or sym.name not in ff.sizes:
-                raise MercuryError(f"no Mercury size for function {sym.name}")
+                # (a function added to a module read from a cubin: its facts come with ptxas's
+                # capsule for its code)
+                why = "" if ff is not None else f": the module's Mercury facts know no function {owner!r} (a function added to an sm_100+ module needs ptxas's Mercury facts for its code, fact 'mercury')"
+                raise MercuryError(f"no Mercury size for function {sym.name}{why}")
             new.size = ff.sizes[sym.name]
             if sym.value:
                 new.value = facts.pc(owner, sym.value)
