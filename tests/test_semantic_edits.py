@@ -1379,6 +1379,24 @@ def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_p
     assert again.to_cubin() == orig
 
 
+def _add_back(base: bytes, full: bytes, name: str) -> Module:
+    """The module read from ``base`` with ``name`` added through add_kernel, with the leaf
+    data ptxas's ``full`` build holds for it: its code and facts, the builtins it brings, the
+    .debug_frame and, on sm_100+, the Mercury facts."""
+    whole = Module.from_cubin(full)
+    module = Module.from_cubin(base)
+    k = whole.function(name)
+    module.add_kernel(name, k.sass, **{a.name: getattr(k, a.name) for a in attrs.fields(type(k)) if a.init and a.name not in ("name", "is_kernel", "sass")})
+    have = {f.name for f in module.functions}
+    for f in whole.functions:
+        if f.name not in have:
+            module.add_function(f.name, f.sass, **{a.name: getattr(f, a.name) for a in attrs.fields(type(f)) if a.init and a.name not in ("name", "sass")})
+    module.debug = whole.debug
+    if "mercury" in whole.facts:
+        module.facts["mercury"] = whole.facts["mercury"]
+    return module
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
 @pytest.mark.parametrize("mode", ["def", "O0"])
 def test_add_kernel_beside_address_takers_is_refused(ptxas_ok, tmp_path, monkeypatch, target, mode):
@@ -1392,37 +1410,49 @@ def test_add_kernel_beside_address_takers_is_refused(ptxas_ok, tmp_path, monkeyp
     want = _compile(tmp_path, src.stem, text, target, mode)
     assert [s.name for s in read_cubin(want).sections if s.name.startswith(".text.")][-1] == ".text.k_plain"
     base = _compile(tmp_path / "base", src.stem, _without_kernel(text, "k_plain"), target, mode)
-    plain = Module.from_cubin(want).function("k_plain")
-    fields = {a.name: getattr(plain, a.name) for a in attrs.fields(type(plain)) if a.init and a.name not in ("name", "is_kernel", "sass")}
-
-    def added() -> Module:
-        module = Module.from_cubin(base)
-        module.add_kernel("k_plain", plain.sass, **fields)
-        full = Module.from_cubin(want)
-        module.debug = full.debug
-        if "mercury" in full.facts:  # sm_100a: the Mercury capsules, k_plain's among them
-            module.facts["mercury"] = full.facts["mercury"]
-        return module
-
     with pytest.raises(ModelError, match=r"cannot add kernel 'k_plain': kernel 'k_(table|call)' takes function addresses"):
-        added().to_cubin()
+        _add_back(base, want, "k_plain").to_cubin()
     monkeypatch.setattr(Module, "_refuse_added_kernels_beside_takers", lambda self, functions: None)
-    assert added().to_cubin() != want
+    assert _add_back(base, want, "k_plain").to_cubin() != want
     monkeypatch.undo()
     want_c = _compile(tmp_path / "c", src.stem, text, target, "c")
-    base_c = Module.from_cubin(_compile(tmp_path / "c_base", src.stem, _without_kernel(text, "k_plain"), target, "c"))
-    plain_c = Module.from_cubin(want_c).function("k_plain")
-    base_c.add_kernel("k_plain", plain_c.sass, **{a.name: getattr(plain_c, a.name) for a in attrs.fields(type(plain_c)) if a.init and a.name not in ("name", "is_kernel", "sass")})
-    full_c = Module.from_cubin(want_c)
-    base_c.debug = full_c.debug
-    if "mercury" in full_c.facts:
-        # sm_100a: without ptxas's Mercury facts for k_plain's code the build says so
+    base_c = _compile(tmp_path / "c_base", src.stem, _without_kernel(text, "k_plain"), target, "c")
+    if target == "sm_100a":
+        # without ptxas's Mercury facts for k_plain's code the build says so
         from cubinemit.mercury import MercuryError
 
+        bare = Module.from_cubin(base_c)
+        plain = Module.from_cubin(want_c).function("k_plain")
+        bare.add_kernel("k_plain", plain.sass, **{a.name: getattr(plain, a.name) for a in attrs.fields(type(plain)) if a.init and a.name not in ("name", "is_kernel", "sass")})
+        bare.debug = Module.from_cubin(want_c).debug
         with pytest.raises(MercuryError, match="know no function 'k_plain'.*fact 'mercury'"):
-            base_c.to_cubin()
-        base_c.facts["mercury"] = full_c.facts["mercury"]
-    assert base_c.to_cubin() == want_c
+            bare.to_cubin()
+    assert _add_back(base_c, want_c, "k_plain").to_cubin() == want_c
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c", "O0"])
+def test_add_kernel_settles_copy_names_and_compat(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """k_tex added back to the module without it gives ptxas's bytes for the PTX with it:
+    whole program, its builtin copy takes $__internal_0_$ and the kept kernels' copies move
+    up; from sm_90 on its texture fetch raises .nv.compat's ISA class to 2. Without settling
+    either, the bytes differ (whole program: both; -c: the class)."""
+    src = EDIT_PROBES / "add_builtin_copies.ptx"
+    text = src.read_text()
+    want = _compile(tmp_path, src.stem, text, target, mode)
+    base = _compile(tmp_path / "base", src.stem, _without_kernel(text, "k_tex"), target, mode)
+    assert _add_back(base, want, "k_tex").to_cubin() == want
+    whole = Module.from_cubin(want)
+    if mode != "c":
+        copies = {n for f in whole.functions for n in re.findall(r"\$__internal_\d+_\$\w+", repr(f.facts)) if f.name == "k_tex"}
+        assert copies == {"$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"}
+        monkeypatch.setattr(Module, "_copy_names_after_additions", lambda self: self.functions)
+        assert _add_back(base, want, "k_tex").to_cubin() != want
+        monkeypatch.undo()
+    if target != "sm_75":
+        assert whole.facts.get("isa_class") == 2 and "isa_class" not in Module.from_cubin(base).facts
+        monkeypatch.setattr(Module, "_compat_after_additions", lambda self: self.facts)
+        assert _add_back(base, want, "k_tex").to_cubin() != want
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_100a"))

@@ -23,7 +23,7 @@ from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 from ..nvinfo.gating import instruction_words
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from ..alloc.shared import SharedLayout
     from ..funcorder import Mode, PtxFunction
@@ -109,6 +109,23 @@ def _static_prefixes(old: str, new: str) -> tuple[str, str] | None:
     if old.startswith("_Z"):
         return None
     return f"_ZZ{len(old)}{old}E", f"_ZZ{len(old)}{new}E"
+
+
+#: a whole-program copy of a ptxas builtin inside a kernel: ``$__internal_N_$<builtin>``
+_COPY_NAME = re.compile(r"\$__internal_\d+_\$(.+)")
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in nested facts, dict keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
 
 
 def _renamed_all(value: object, names: dict[str, str]) -> object:
@@ -742,7 +759,75 @@ class Module:
         from .build import build
 
         self._refuse_additions_unlike_ptxas()
-        return build(self)
+        facts = self._compat_after_additions()
+        functions = self._copy_names_after_additions()
+        if facts is self.facts and functions is self.functions:
+            return build(self)
+        return build(attrs.evolve(self, facts=facts, functions=functions))
+
+    def _copy_names_after_additions(self) -> list[Function]:
+        """Whole program, functions added since the module was read from a cubin: the
+        functions with the names of their builtin copies (``$__internal_N_$<b>``, in their
+        facts) as the module now numbers them. The counter runs over the kernels in .text
+        order, so an added kernel ptxas compiles first takes the first numbers and the kept
+        kernels' copies move up (CUDA samples boxFilter_kernel without d_boxfilter_x_global,
+        added back: each kept copy one up). A function whose facts already hold its names
+        stays the same object."""
+        if self._decomposed is None or not self.ordering_mode().whole_program:
+            return self.functions
+        old = self._decomposed[0]
+        if all(any(f is o for o in old) for f in self.functions):
+            return self.functions
+        from .emit import builtin_copy_names
+
+        names = builtin_copy_names(self)
+        if not names:
+            return self.functions
+        out = []
+        for f in self.functions:
+            mapping: dict[str, str] = {}
+            for text in _strings(f.facts):
+                m = _COPY_NAME.fullmatch(text)
+                want = names.get((f.name, m.group(1))) if m else None
+                if want is not None and want != text:
+                    mapping[text] = want
+            out.append(attrs.evolve(f, facts=_renamed_all(f.facts, mapping)) if mapping else f)
+        return out if any(a is not b for a, b in zip(out, self.functions)) else self.functions
+
+    def _compat_after_additions(self) -> dict[str, object]:
+        """The module facts with .nv.compat's ISA class, CAN_FASTPATH_FINALIZE mask and
+        INST_TENSORMAP_V1 bit 0 raised by the known triggers in the code of functions added
+        since the module was read from a cubin: ptxas derives them from all of the module's
+        code (CUDA samples bgr_resize's texture kernel added to its empty module: class 2). The
+        module's own facts where nothing was added. An added function that allocates tensor
+        memory is refused: the partition it asks in .nv.shared.reserved.0 is not modelled for
+        additions."""
+        if self._decomposed is None:
+            return self.facts
+        from ..nvinfo.gating import fastpath_default, isa_class_asked, makes_tensor_copies
+
+        old = self._decomposed[0]
+        added = [f for f in self.functions if f.sass and not any(f is o for o in old)]
+        if not added:
+            return self.facts
+        for f in added:
+            if _keeps_tcgen05_partition(f) and not self.facts.get("tcgen05"):
+                raise ModelError(f"function {f.name!r} added: its tensor-memory allocation makes a partition in .nv.shared.reserved.0 that the module read from the cubin does not have (not modelled for additions)")
+        facts = dict(self.facts)
+        isa = max([int(facts.get("isa_class", 1))] + [isa_class_asked(self.target, f.sass) for f in added])  # type: ignore[call-overload]
+        if isa > 1:
+            facts["isa_class"] = isa
+        if any(makes_tensor_copies(f.sass) for f in added):
+            facts["tensormap"] = int(facts.get("tensormap", 0)) | 1  # type: ignore[call-overload]
+        had_code = _defines_code(list(old))
+        default = fastpath_default(self.target, has_code=True)
+        before = int(facts.get("fastpath", fastpath_default(self.target, has_code=had_code)) if had_code else default)  # type: ignore[call-overload]
+        after = before & ~self._fastpath_clears(added)
+        if after == default:
+            facts.pop("fastpath", None)
+        else:
+            facts["fastpath"] = after
+        return facts if facts != self.facts else self.facts
 
     def _refuse_additions_unlike_ptxas(self) -> None:
         """A module read from a cubin and changed since (functions or data added, dropped or
