@@ -775,8 +775,8 @@ class Module:
         stays the same object."""
         if self._decomposed is None or not self.ordering_mode().whole_program:
             return self.functions
-        old = self._decomposed[0]
-        if all(any(f is o for o in old) for f in self.functions):
+        old = {id(f) for f in self._decomposed[0]}
+        if all(id(f) in old for f in self.functions):
             return self.functions
         from .emit import builtin_copy_names
 
@@ -807,7 +807,8 @@ class Module:
         from ..nvinfo.gating import fastpath_default, isa_class_asked, makes_tensor_copies
 
         old = self._decomposed[0]
-        added = [f for f in self.functions if f.sass and not any(f is o for o in old)]
+        kept = {id(f) for f in old}
+        added = [f for f in self.functions if f.sass and id(f) not in kept]
         if not added:
             return self.facts
         for f in added:
