@@ -1455,6 +1455,19 @@ def test_add_kernel_settles_copy_names_and_compat(ptxas_ok, tmp_path, monkeypatc
         assert _add_back(base, want, "k_tex").to_cubin() != want
 
 
+def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):
+    """A kernel taken from another module holds copies of functions this one lacks: a
+    ModelError names the kernel and the function, not a KeyError from inside the emitter."""
+    src = EDIT_PROBES / "add_builtin_copies.ptx"
+    full = Module.from_cubin(_compile(tmp_path, src.stem, src.read_text(), "sm_90", "def"))
+    k = full.function("k_tex")
+    assert k.inlined
+    module = Module("sm_90", options=dict(full.options))
+    module.add_kernel("k_tex", k.sass, **{a.name: getattr(k, a.name) for a in attrs.fields(type(k)) if a.init and a.name not in ("name", "is_kernel", "sass")})
+    with pytest.raises(ModelError, match=r"function 'k_tex' holds a copy of unknown function '__cuda_sm3x_div_rn_noftz_f32_slowpath'"):
+        module.to_cubin()
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
 @pytest.mark.parametrize("mode", ["lineinfo", "g"])
 def test_add_global_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):

@@ -1577,6 +1577,10 @@ class _Emitter:
             raise NotImplementedError(why)
         if self.debug and any(d.space == "local" for d in m.data):
             raise NotImplementedError(NO_ABI_DEBUG)
+        for f in m.functions:
+            for callee, _, _ in f.inlined:
+                if callee not in self.functions:
+                    raise ModelError(f"function {f.name!r} holds a copy of unknown function {callee!r} (inlined)")
         if self.rel:
             obj.e_type = ET_REL
         preserve = bool(m.options.get("preserve_relocs")) and self.family is Family.LEGACY
