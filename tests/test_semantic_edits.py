@@ -1455,6 +1455,47 @@ def test_add_kernel_settles_copy_names_and_compat(ptxas_ok, tmp_path, monkeypatc
         assert _add_back(base, want, "k_tex").to_cubin() != want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_89"))
+def test_add_kernel_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monkeypatch, target):
+    """Whole-program -g: k_a, added back (appended to the PTX), holds dev_poly's FP64
+    literals in its .nv.constant2.k_a, and ptxas lays them out anew: dev_poly's code reads
+    other offsets. Refused, naming the callee; let through, the bytes differ from ptxas's
+    (the converse of the removal check above)."""
+    src = oracle.PROBES.parent / "probes_const2" / "late_banks.ptx"
+    text = src.read_text()
+    block = re.search(r"\n\.visible \.entry k_a\(.*?\n}\n", text, re.S)
+    assert block is not None
+    base_text = _without_kernel(text, "k_a")
+    want = _compile(tmp_path, src.stem, base_text + block.group(0), target, "g")
+    base = _compile(tmp_path / "base", src.stem, base_text, target, "g")
+    assert Module.from_cubin(want).function("dev_poly").sass != Module.from_cubin(base).function("dev_poly").sass
+    with pytest.raises(ModelError, match=r"cannot add kernel 'k_a': under -g its \.nv\.constant2 holds constants of the functions it calls \('dev_poly'\)"):
+        _add_back(base, want, "k_a").to_cubin()
+    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self, functions: None)
+    assert _add_back(base, want, "k_a").to_cubin() != want
+
+
+@pytest.mark.parametrize(("target", "mode"), [("sm_90", "g"), ("sm_100a", "g"), ("sm_90", "O0_c")])
+def test_add_kernel_refused_where_its_launch_bounds_cap_a_callee(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """-g and -c -O0 compile the f32 division slow path once, within the tightest register
+    budget of its callers: k_bounded's __launch_bounds__(1024, 2), added back (appended),
+    makes ptxas compile it anew. Refused, naming the callee; let through, the bytes differ.
+    (At sm_75 and sm_120 this addition leaves the slow path's code as it was: the check is
+    conservative there, as the removal check is not.)"""
+    src = EDIT_PROBES / "g_bounds_callee.ptx"
+    text = src.read_text()
+    kernel = "_Z9k_boundedPfPKfi"
+    block = re.search(r"\n\.visible \.entry " + kernel + r"\(.*?\n}\n", text, re.S)
+    assert block is not None
+    base_text = _without_kernel(text, kernel)
+    want = _compile(tmp_path, src.stem, base_text + block.group(0), target, mode)
+    base = _compile(tmp_path / "base", src.stem, base_text, target, mode)
+    with pytest.raises(ModelError, match=r"its launch bounds cap the registers of '__cuda_sm3x_div_rn_noftz_f32_slowpath'"):
+        _add_back(base, want, kernel).to_cubin()
+    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self, functions: None)
+    assert _add_back(base, want, kernel).to_cubin() != want
+
+
 def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):
     """A kernel taken from another module holds copies of functions this one lacks: a
     ModelError names the kernel and the function, not a KeyError from inside the emitter."""

@@ -502,6 +502,22 @@ def _defines_code(functions: Sequence[Function]) -> bool:
     return any(f.linkage != "extern" for f in functions)
 
 
+def _launch_bounds(f: Function) -> tuple[object, ...]:
+    """A kernel's .maxntid, .reqntid, .minnctapersm and .maxnreg as its records give them."""
+    info = _nvinfo(f)
+    return tuple(info.get(k) for k in ("maxntid", "reqntid", "minnctapersm", "maxnreg"))
+
+
+def _caps_registers(f: Function) -> bool:
+    """Whether a kernel's launch bounds leave fewer registers per thread than the most a
+    thread may have (of the 64K register file), which caps the registers of what it calls."""
+    maxntid, reqntid, ctas, maxnreg = _launch_bounds(f)
+    dims = [d for d in (maxntid, reqntid) if isinstance(d, (list, tuple))]
+    threads = min((math.prod(d) for d in dims), default=1)
+    per_thread = REGISTER_FILE // max(1, threads * (ctas if isinstance(ctas, int) else 1))
+    return min(per_thread, maxnreg if isinstance(maxnreg, int) else MAX_REGISTERS) < MAX_REGISTERS
+
+
 def _keeps_tcgen05_partition(f: Function) -> bool:
     """Whether ``f``'s records name a tensor-memory CTA group (TCGEN05_1CTA_USED or _2CTA_USED:
     tcgen05.alloc, dealloc, mma, relinquish_alloc_permit, not tcgen05.ld/st), which keeps the
@@ -843,6 +859,7 @@ class Module:
         self._refuse_missing_from_ptx_text({f.name for f in functions} | {d.name for d in data})
         self._refuse_moved_code_slots(functions, data)
         self._refuse_added_kernels_beside_takers(functions)
+        self._refuse_added_callers_under_g(functions)
 
     def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
         """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
@@ -891,6 +908,40 @@ class Module:
             raise ModelError(
                 f"cannot add kernel {added[0]!r}: kernel {takers[0]!r} takes function addresses (its .nv.constant2 table), and ptxas orders the kernels of such a module by their PTX declaration order, which the cubin does not keep"
             )
+
+    def _refuse_added_callers_under_g(self, functions: tuple[Function, ...]) -> None:
+        """ModelError when a kernel added to a module read from a cubin calls functions the
+        module had, where ptxas then compiles those anew: whole-program -g puts the callees'
+        FP64 literals and tables in each calling kernel's .nv.constant2.<k>, at offsets the
+        callees' one copy of code reads, laid out for the kernels there are (CUDA samples
+        interval -g sm_75 with test_interval_newton added back: newton_interval_rec reads
+        c[0x2][0x10], not c[0x2][0x0]); -g and -c -O0 compile each callee within its callers'
+        tightest register budget, which an added kernel with launch bounds may tighten (the
+        removal checks' converse, :meth:`_refuse_moved_debug_sequences`,
+        :meth:`_refuse_loosened_register_budget`)."""
+        debug = self.device_debug
+        if not debug and not (self.options.get("compile_only") and self.options.get("opt_level") == 0):
+            return
+        from .data import call_closure
+
+        known = {id(f) for f in functions}
+        added = {f.name for f in self.functions if id(f) not in known}
+        by_name = {f.name: f for f in self.functions}
+        old = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in added]
+        mode = "-g" if debug else "-c -O0"
+        for k in self.functions:
+            if not k.is_kernel or k.name not in added:
+                continue
+            callees = sorted(call_closure(by_name, k.name) - added)
+            if not callees:
+                continue
+            if debug and not self.options.get("compile_only") and k.constants:
+                raise ModelError(f"cannot add kernel {k.name!r}: under -g its .nv.constant2 holds constants of the functions it calls ({callees[0]!r}), which ptxas then lays out anew (their code changes)")
+            if _caps_registers(k):
+                own = _launch_bounds(k)
+                for callee in callees:
+                    if not any(b == own and callee in r for b, r in old):
+                        raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {callee!r}, which ptxas then compiles anew")
 
     def _refuse_moved_code_slots(self, functions: tuple[Function, ...], data: tuple[DataObject, ...]) -> None:
         """ModelError when the module now puts a name's .nv.constant4 slot, or a .const
@@ -2080,24 +2131,12 @@ class Module:
         from .data import call_closure
 
         by_name = {f.name: f for f in self.functions}
-
-        def bounds(f: Function) -> tuple[object, ...]:
-            info = _nvinfo(f)
-            return tuple(info.get(k) for k in ("maxntid", "reqntid", "minnctapersm", "maxnreg"))
-
-        def caps(f: Function) -> bool:
-            maxntid, reqntid, ctas, maxnreg = bounds(f)
-            dims = [d for d in (maxntid, reqntid) if isinstance(d, (list, tuple))]
-            threads = min((math.prod(d) for d in dims), default=1)
-            per_thread = REGISTER_FILE // max(1, threads * (ctas if isinstance(ctas, int) else 1))
-            return min(per_thread, maxnreg if isinstance(maxnreg, int) else MAX_REGISTERS) < MAX_REGISTERS
-
         mode = "-g" if self.device_debug else "-c -O0"
-        kept = [(bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
+        kept = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
-            if not k.is_kernel or k.name not in gone or not caps(k):
+            if not k.is_kernel or k.name not in gone or not _caps_registers(k):
                 continue
-            own = bounds(k)
+            own = _launch_bounds(k)
             for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
                 if not any(b == own and callee in r for b, r in kept):
                     raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
