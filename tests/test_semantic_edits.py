@@ -1496,6 +1496,22 @@ def test_add_kernel_refused_where_its_launch_bounds_cap_a_callee(ptxas_ok, tmp_p
     assert _add_back(base, want, kernel).to_cubin() != want
 
 
+def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path):
+    """sm_100a: k_alloc's tcgen05.alloc makes a tensor-memory partition in
+    .nv.shared.reserved.0, which the module read without it (and without k_relinq) lacks:
+    added back, it is refused rather than built without the partition."""
+    src = oracle.PROBES.parent / "probes_compat" / "tensor_memory.ptx"
+    text = src.read_text()
+    block = re.search(r"\n\.visible \.entry k_alloc\(.*?\n}\n", text, re.S)
+    assert block is not None
+    base_text = _without_kernel(_without_kernel(text, "k_alloc"), "k_relinq")
+    want = _compile(tmp_path, src.stem, base_text + block.group(0), "sm_100a", "def")
+    base = _compile(tmp_path / "base", src.stem, base_text, "sm_100a", "def")
+    assert "tcgen05" in Module.from_cubin(want).facts and "tcgen05" not in Module.from_cubin(base).facts
+    with pytest.raises(ModelError, match=r"function 'k_alloc' added: its tensor-memory allocation makes a partition"):
+        _add_back(base, want, "k_alloc").to_cubin()
+
+
 def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):
     """A kernel taken from another module holds copies of functions this one lacks: a
     ModelError names the kernel and the function, not a KeyError from inside the emitter."""
