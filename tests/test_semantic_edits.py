@@ -1512,6 +1512,58 @@ def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path):
         _add_back(base, want, "k_alloc").to_cubin()
 
 
+def _rebound(tmp_path, target: str, mode: str) -> tuple[Module, Module, bytes]:
+    """rebound_callee read from ptxas's cubin, with k_div given the leaf data of ptxas's
+    build with `.maxnreg 32` on its header line; the module of that build; its bytes."""
+    src = EDIT_PROBES / "rebound_callee.ptx"
+    text = src.read_text()
+    capped = text.replace(".visible .entry k_div(.param .u64 p, .param .f64 x)", ".visible .entry k_div(.param .u64 p, .param .f64 x) .maxnreg 32")
+    assert capped != text
+    want = _compile(tmp_path / "capped", src.stem, capped, target, mode)
+    module = Module.from_cubin(_compile(tmp_path, src.stem, text, target, mode))
+    new = Module.from_cubin(want)
+    fn, given = module.function("k_div"), new.function("k_div")
+    for field in attrs.fields(type(fn)):
+        if field.init and field.name != "name":
+            setattr(fn, field.name, getattr(given, field.name))
+    module.debug = new.debug
+    if "mercury" in new.facts:
+        module.facts["mercury"] = new.facts["mercury"]
+    return module, new, want
+
+
+@pytest.mark.parametrize(("target", "mode"), [("sm_75", "c"), ("sm_120", "c"), ("sm_90", "g"), ("sm_100a", "g"), ("sm_90", "O0_c")])
+def test_changed_launch_bounds_refused_while_a_callee_keeps_its_code(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """Outside whole program ptxas compiles the f64 division builtin within its callers'
+    register budget: k_div given `.maxnreg 32` (its new code and facts) while the builtin
+    keeps the code read from the cubin is refused, naming the builtin; let through, the bytes
+    differ from ptxas's. Given the builtin's new code too, the build is ptxas's."""
+    module, new, want = _rebound(tmp_path, target, mode)
+    with pytest.raises(ModelError, match=r"kernel 'k_div': its launch bounds changed since the module was read, and ptxas compiles '__cuda_sm20_div_rn_f64_full'"):
+        module.to_cubin()
+    monkeypatch.setattr(Module, "_refuse_rebounded_callers", lambda self: None)
+    from cubinemit.mercury import MercuryError
+
+    try:
+        assert module.to_cubin() != want
+    except MercuryError:  # sm_100a: the new Mercury facts do not fit the old builtin code
+        pass
+    monkeypatch.undo()
+    builtin = module.function("__cuda_sm20_div_rn_f64_full")
+    for field in attrs.fields(type(builtin)):
+        if field.init and field.name != "name":
+            setattr(builtin, field.name, getattr(new.function("__cuda_sm20_div_rn_f64_full"), field.name))
+    assert module.to_cubin() == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
+def test_changed_launch_bounds_whole_program_pass(ptxas_ok, tmp_path, target):
+    """Whole program the builtin is a copy inside k_div's own code: the new bounds and code
+    build ptxas's bytes."""
+    module, _, want = _rebound(tmp_path, target, "def")
+    assert module.to_cubin() == want
+
+
 def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):
     """A kernel taken from another module holds copies of functions this one lacks: a
     ModelError names the kernel and the function, not a KeyError from inside the emitter."""

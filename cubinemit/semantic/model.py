@@ -722,6 +722,9 @@ class Module:
     #: from_cubin: the functions and data as decomposed, against which to_cubin checks what
     #: was added since (:meth:`_refuse_additions_unlike_ptxas`); not part of the spec
     _decomposed: tuple[tuple[Function, ...], tuple[DataObject, ...]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    #: from_cubin: each function's launch bounds and code as read (by object id), against
+    #: which to_cubin checks bounds changed since (:meth:`_refuse_rebounded_callers`)
+    _read_as: dict[int, tuple[tuple[object, ...], bytes]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         parse_target(self.target)
@@ -766,6 +769,7 @@ class Module:
 
         module = decompose(read_cubin(data, quirks=False))
         module._decomposed = (tuple(module.functions), tuple(module.data))
+        module._read_as = {id(f): (_launch_bounds(f), f.sass) for f in module.functions}
         return module
 
     def to_cubin(self) -> bytes:
@@ -775,6 +779,7 @@ class Module:
         from .build import build
 
         self._refuse_additions_unlike_ptxas()
+        self._refuse_rebounded_callers()
         facts = self._compat_after_additions()
         functions = self._copy_names_after_additions()
         if facts is self.facts and functions is self.functions:
@@ -908,6 +913,33 @@ class Module:
             raise ModelError(
                 f"cannot add kernel {added[0]!r}: kernel {takers[0]!r} takes function addresses (its .nv.constant2 table), and ptxas orders the kernels of such a module by their PTX declaration order, which the cubin does not keep"
             )
+
+    def _refuse_rebounded_callers(self) -> None:
+        """ModelError when a kernel's launch bounds (.maxntid, .reqntid, .minnctapersm,
+        .maxnreg) changed since the module was read from a cubin while a function it calls
+        keeps the code read with it: outside whole-program builds (where callees are copies
+        inside the kernel's own code) ptxas compiles the callees, builtins included, within
+        their callers' register budget, so their code changes with the bounds (CUDA samples
+        jacobi -c sm_75, JacobiMethod given .maxnreg 32: __cuda_sm20_div_rn_f64_full grows
+        from 1536 to 1664 bytes; simplePitchLinearTexture -g: the f32 division slow path;
+        whether a cap binds depends on the callee's registers, which the cubin does not
+        tell). A callee given code since passes."""
+        if self._read_as is None or not (self.options.get("compile_only") or self.device_debug):
+            return
+        from .data import call_closure
+
+        by_name = {f.name: f for f in self.functions}
+        for k in self.functions:
+            read = self._read_as.get(id(k))
+            if not k.is_kernel or read is None or _launch_bounds(k) == read[0]:
+                continue
+            for callee in sorted(call_closure(by_name, k.name) - {k.name}):
+                fn = by_name[callee]
+                was = self._read_as.get(id(fn))
+                # (the very bytes read: code assigned since passes, even where the cap leaves
+                # it as it was)
+                if fn.sass and was is not None and fn.sass is was[1]:
+                    raise ModelError(f"kernel {k.name!r}: its launch bounds changed since the module was read, and ptxas compiles {callee!r}, which it calls, within its callers' register budget: give {callee!r} its new code")
 
     def _refuse_added_callers_under_g(self, functions: tuple[Function, ...]) -> None:
         """ModelError when a kernel added to a module read from a cubin calls functions the
