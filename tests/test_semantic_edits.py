@@ -1556,12 +1556,61 @@ def test_changed_launch_bounds_refused_while_a_callee_keeps_its_code(ptxas_ok, t
     assert module.to_cubin() == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_changed_launch_bounds_reach_through_pointers(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g: k_ptr calls f_div only through a pointer, yet ptxas compiles f_div and the f64
+    division builtin it calls within k_ptr's budget: k_ptr given `.maxnreg 24` is refused
+    while they keep their code; let through, the bytes differ."""
+    src = EDIT_PROBES / "rebound_indirect.ptx"
+    text = src.read_text()
+    capped = text.replace(".visible .entry k_ptr(.param .u64 p, .param .f64 x)", ".visible .entry k_ptr(.param .u64 p, .param .f64 x) .maxnreg 24")
+    assert capped != text
+    want = _compile(tmp_path / "capped", src.stem, capped, target, "g")
+    module, new = Module.from_cubin(_compile(tmp_path, src.stem, text, target, "g")), Module.from_cubin(want)
+    assert module.function("k_ptr").calls == [] and module.function("k_ptr").has_indirect_call
+    fn, given = module.function("k_ptr"), new.function("k_ptr")
+    for field in attrs.fields(type(fn)):
+        if field.init and field.name != "name":
+            setattr(fn, field.name, getattr(given, field.name))
+    module.debug = new.debug
+    with pytest.raises(ModelError, match=r"kernel 'k_ptr': its launch bounds changed since the module was read, and ptxas compiles '(__cuda_sm20_div_rn_f64_full|f_div)'"):
+        module.to_cubin()
+    monkeypatch.setattr(Module, "_refuse_rebounded_callers", lambda self: None)
+    assert module.to_cubin() != want
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
 def test_changed_launch_bounds_whole_program_pass(ptxas_ok, tmp_path, target):
     """Whole program the builtin is a copy inside k_div's own code: the new bounds and code
     build ptxas's bytes."""
     module, _, want = _rebound(tmp_path, target, "def")
     assert module.to_cubin() == want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c"])
+def test_replaced_code_moves_the_isa_class(ptxas_ok, tmp_path, target, mode):
+    """k_tex given the code of its body with the texture fetch: .nv.compat's ISA class goes
+    up to 2 as ptxas's build of that PTX has it; given back the code without it, the class
+    goes down to 1 again (no other code asks for it). It was kept as read."""
+    src = EDIT_PROBES / "add_builtin_copies.ptx"
+    with_tex = src.read_text()
+    fetch = "tex.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd2, {%f1, %f1}];"
+    without = with_tex.replace(fetch, "mov.f32 %f2, %f1;")
+    assert without != with_tex
+    a = _compile(tmp_path / "tex", src.stem, with_tex, target, mode)
+    b = _compile(tmp_path / "plain", src.stem, without, target, mode)
+    assert Module.from_cubin(a).facts.get("isa_class") == 2 and "isa_class" not in Module.from_cubin(b).facts
+    for start, end in ((b, a), (a, b)):
+        module, new = Module.from_cubin(start), Module.from_cubin(end)
+        fn, given = module.function("k_tex"), new.function("k_tex")
+        for field in attrs.fields(type(fn)):
+            if field.init and field.name != "name":
+                setattr(fn, field.name, getattr(given, field.name))
+        module.debug = new.debug
+        if "mercury" in new.facts:
+            module.facts["mercury"] = new.facts["mercury"]
+        assert module.to_cubin() == end
 
 
 def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):

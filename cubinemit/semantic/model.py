@@ -817,34 +817,61 @@ class Module:
 
     def _compat_after_additions(self) -> dict[str, object]:
         """The module facts with .nv.compat's ISA class, CAN_FASTPATH_FINALIZE mask and
-        INST_TENSORMAP_V1 bit 0 raised by the known triggers in the code of functions added
-        since the module was read from a cubin: ptxas derives them from all of the module's
-        code (CUDA samples bgr_resize's texture kernel added to its empty module: class 2). The
-        module's own facts where nothing was added. An added function that allocates tensor
-        memory is refused: the partition it asks in .nv.shared.reserved.0 is not modelled for
-        additions."""
-        if self._decomposed is None:
+        INST_TENSORMAP_V1 bit 0 following the code added or given since the module was read
+        from a cubin: ptxas derives them from all of the module's code (CUDA samples
+        bgr_resize's texture kernel added to its empty module: class 2; conjugateGradient
+        MultiDeviceCG sm_120 with multiGpuConjugateGradient given the code of `.maxnreg 32`:
+        class 2). New code raises each by its known triggers; where the code it replaced
+        alone was known to ask for one, it goes down to what the module's code is known to
+        ask, as after a removal (:meth:`_compat_after_removal`). The module's own facts where
+        no code changed. An added function that allocates tensor memory is refused: the
+        partition it asks in .nv.shared.reserved.0 is not modelled for additions."""
+        if self._decomposed is None or self._read_as is None:
             return self.facts
-        from ..nvinfo.gating import fastpath_default, isa_class_asked, makes_tensor_copies
+        from ..nvinfo.gating import fastpath_default, fastpath_mask, isa_class_asked, makes_tensor_copies
 
         old = self._decomposed[0]
         kept = {id(f) for f in old}
         added = [f for f in self.functions if f.sass and id(f) not in kept]
-        if not added:
+        # functions given other code (the very bytes read stay: an untouched function)
+        replaced = [(f, self._read_as[id(f)][1]) for f in self.functions if id(f) in self._read_as and f.sass is not self._read_as[id(f)][1] and f.sass != self._read_as[id(f)][1]]
+        if not added and not replaced:
             return self.facts
         for f in added:
             if _keeps_tcgen05_partition(f) and not self.facts.get("tcgen05"):
                 raise ModelError(f"function {f.name!r} added: its tensor-memory allocation makes a partition in .nv.shared.reserved.0 that the module read from the cubin does not have (not modelled for additions)")
+        new_code = added + [f for f, _ in replaced]
+        old_code = [was for _, was in replaced]
         facts = dict(self.facts)
-        isa = max([int(facts.get("isa_class", 1))] + [isa_class_asked(self.target, f.sass) for f in added])  # type: ignore[call-overload]
+        current = int(facts.get("isa_class", 1))  # type: ignore[call-overload]
+        isa = max([current] + [isa_class_asked(self.target, f.sass) for f in new_code])
+        if isa == current > 1 and not facts.get("tcgen05"):
+            left = max((isa_class_asked(self.target, f.sass) for f in self.functions if f.sass), default=1)
+            if left < current <= max((isa_class_asked(self.target, c) for c in old_code), default=1):
+                isa = left
         if isa > 1:
             facts["isa_class"] = isa
-        if any(makes_tensor_copies(f.sass) for f in added):
-            facts["tensormap"] = int(facts.get("tensormap", 0)) | 1  # type: ignore[call-overload]
+        else:
+            facts.pop("isa_class", None)
+        tensormap = int(facts.get("tensormap", 0))  # type: ignore[call-overload]
+        if any(makes_tensor_copies(f.sass) for f in new_code):
+            tensormap |= 1
+        elif tensormap & 1 and any(map(makes_tensor_copies, old_code)) and not any(makes_tensor_copies(f.sass) for f in self.functions):
+            tensormap &= ~1
+        if tensormap:
+            facts["tensormap"] = tensormap
+        else:
+            facts.pop("tensormap", None)
         had_code = _defines_code(list(old))
         default = fastpath_default(self.target, has_code=True)
         before = int(facts.get("fastpath", fastpath_default(self.target, has_code=had_code)) if had_code else default)  # type: ignore[call-overload]
-        after = before & ~self._fastpath_clears(added)
+        after = before & ~self._fastpath_clears(new_code)
+        if replaced:
+            # bits only the replaced code cleared come back where the mask read is what the
+            # known triggers of the code read give
+            as_read = [attrs.evolve(f, sass=self._read_as[id(f)][1]) if id(f) in self._read_as else f for f in old]
+            if before == fastpath_mask(self.target) & ~self._fastpath_clears(as_read):
+                after = fastpath_mask(self.target) & ~self._fastpath_clears(self.functions)
         if after == default:
             facts.pop("fastpath", None)
         else:
@@ -929,11 +956,18 @@ class Module:
         from .data import call_closure
 
         by_name = {f.name: f for f in self.functions}
+        # a call through a pointer may reach any device function (FunctionPointers_kernels -g
+        # sm_120, SobelShared given .maxnreg 32: ComputeSobel, whose address only the data
+        # takes)
+        devices = {f.name for f in self.functions if not f.is_kernel}
         for k in self.functions:
             read = self._read_as.get(id(k))
             if not k.is_kernel or read is None or _launch_bounds(k) == read[0]:
                 continue
-            for callee in sorted(call_closure(by_name, k.name) - {k.name}):
+            reached = call_closure(by_name, k.name)
+            if any(by_name[n].has_indirect_call for n in reached):
+                reached |= devices
+            for callee in sorted(reached - {k.name}):
                 fn = by_name[callee]
                 was = self._read_as.get(id(fn))
                 # (the very bytes read: code assigned since passes, even where the cap leaves
