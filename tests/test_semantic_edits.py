@@ -1613,6 +1613,39 @@ def test_replaced_code_moves_the_isa_class(ptxas_ok, tmp_path, target, mode):
         assert module.to_cubin() == end
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_g_code_given_an_own_shared_array_moves_the_others_extern_base(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g lays shared memory out over the module: k_stage given the code of its body with an
+    own .shared array (and the variable) moves the extern `sh` up in k_sum's and k_mirror's
+    code, which keep the code read: refused, naming such a kernel; let through, the bytes
+    differ. Given the new code of every kernel, the build is ptxas's."""
+    src = EDIT_PROBES / "g_dynamic_shared.ptx"
+    text = src.read_text()
+    head = text.index(".visible .entry _Z7k_stagePfS_(")
+    at = text.index("ret;", head)
+    grown = text[:at] + "{ .shared .align 16 .b8 own_sh[96]; .reg .b32 %xr; mov.u32 %xr, 0; st.shared.u32 [own_sh+4], %xr; } " + text[at:]
+    want = _compile(tmp_path / "grown", src.stem, grown, target, "g")
+    module, new = Module.from_cubin(_compile(tmp_path, src.stem, text, target, "g")), Module.from_cubin(want)
+
+    def give(names: list[str]) -> None:
+        for name in names:
+            fn, given = module.function(name), new.function(name)
+            for field in attrs.fields(type(fn)):
+                if field.init and field.name != "name":
+                    setattr(fn, field.name, getattr(given, field.name))
+
+    give(["_Z7k_stagePfS_"])
+    module.data = [attrs.evolve(d) for d in new.data]
+    module.debug = new.debug
+    with pytest.raises(ModelError, match=r"kernel '_Z(5k_sumPfS_|8k_mirrorPf)' keeps the code read from the cubin, and under -g ptxas lays the shared memory out anew: 'sh' moves"):
+        module.to_cubin()
+    monkeypatch.setattr(Module, "_refuse_moved_shared_since_read", lambda self: None)
+    assert module.to_cubin() != want
+    monkeypatch.undo()
+    give([f.name for f in new.functions if f.name != "_Z7k_stagePfS_"])
+    assert module.to_cubin() == want
+
+
 def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path):
     """A kernel taken from another module holds copies of functions this one lacks: a
     ModelError names the kernel and the function, not a KeyError from inside the emitter."""

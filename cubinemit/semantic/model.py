@@ -725,6 +725,10 @@ class Module:
     #: from_cubin: each function's launch bounds and code as read (by object id), against
     #: which to_cubin checks bounds changed since (:meth:`_refuse_rebounded_callers`)
     _read_as: dict[int, tuple[tuple[object, ...], bytes]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    #: from_cubin, -g with shared memory: copies of the data as read, against which to_cubin
+    #: checks the shared layout of kernels whose code is the one read
+    #: (:meth:`_refuse_moved_shared_since_read`)
+    _read_data: tuple[DataObject, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         parse_target(self.target)
@@ -770,6 +774,8 @@ class Module:
         module = decompose(read_cubin(data, quirks=False))
         module._decomposed = (tuple(module.functions), tuple(module.data))
         module._read_as = {id(f): (_launch_bounds(f), f.sass) for f in module.functions}
+        if module.device_debug and any(d.space == "shared" for d in module.data):
+            module._read_data = tuple(attrs.evolve(d, users=list(d.users)) for d in module.data)
         return module
 
     def to_cubin(self) -> bytes:
@@ -780,6 +786,7 @@ class Module:
 
         self._refuse_additions_unlike_ptxas()
         self._refuse_rebounded_callers()
+        self._refuse_moved_shared_since_read()
         facts = self._compat_after_additions()
         functions = self._copy_names_after_additions()
         if facts is self.facts and functions is self.functions:
@@ -940,6 +947,36 @@ class Module:
             raise ModelError(
                 f"cannot add kernel {added[0]!r}: kernel {takers[0]!r} takes function addresses (its .nv.constant2 table), and ptxas orders the kernels of such a module by their PTX declaration order, which the cubin does not keep"
             )
+
+    def _refuse_moved_shared_since_read(self) -> None:
+        """-g: ModelError when the shared layout a kernel's code uses (the offsets of its
+        variables, the base of extern shared memory after the static ones) changed since the
+        module was read while that kernel keeps the code read with it: -g lays shared memory
+        out over the module, so a variable added for one kernel moves another's (CUDA samples
+        bodysystemcuda -g, integrateBodies<float> given an own .shared array:
+        integrateBodies<double>'s extern __smem moves up; probe g_dynamic_shared). The
+        removal and reorder checks cover their own edits; this one covers data and code
+        given since."""
+        if self._read_data is None or self._decomposed is None or self._read_as is None or not self.device_debug:
+            return
+        functions = self._decomposed[0]
+        same_functions = len(functions) == len(self.functions) and all(map(operator.is_, functions, self.functions))
+        if same_functions and list(self._read_data) == self.data:
+            return
+        from .data import shared_layout
+
+        before = shared_layout(attrs.evolve(self, functions=list(functions), data=list(self._read_data)), self.sm)
+        after = shared_layout(self, self.sm)
+        if before is None:
+            return
+        for k in self.functions:
+            read = self._read_as.get(id(k))
+            if not k.is_kernel or read is None or k.sass is not read[1] or k.name not in before.offsets:
+                continue
+            was, now = dict(before.offsets.get(k.name, {})), dict(after.offsets.get(k.name, {})) if after is not None else {}
+            moved = next((n for n in sorted(was) if n in now and was[n] != now[n]), None)
+            if moved is not None:
+                raise ModelError(f"kernel {k.name!r} keeps the code read from the cubin, and under -g ptxas lays the shared memory out anew: {moved!r} moves from {was[moved]:#x} to {now[moved]:#x} in its code (give it its new code)")
 
     def _refuse_rebounded_callers(self) -> None:
         """ModelError when a kernel's launch bounds (.maxntid, .reqntid, .minnctapersm,
