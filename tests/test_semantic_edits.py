@@ -1512,6 +1512,19 @@ def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path):
         _add_back(base, want, "k_alloc").to_cubin()
 
 
+def _give_code(module: Module, new: Module, names: list[str]) -> None:
+    """Give ``module``'s functions ``names`` the leaf data ``new`` (ptxas's build of the
+    edited PTX) holds for them, in place, with its debug payloads and Mercury facts."""
+    for name in names:
+        fn, given = module.function(name), new.function(name)
+        for field in attrs.fields(type(fn)):
+            if field.init and field.name != "name":
+                setattr(fn, field.name, getattr(given, field.name))
+    module.debug = new.debug
+    if "mercury" in new.facts:
+        module.facts["mercury"] = new.facts["mercury"]
+
+
 def _rebound(tmp_path, target: str, mode: str) -> tuple[Module, Module, bytes]:
     """rebound_callee read from ptxas's cubin, with k_div given the leaf data of ptxas's
     build with `.maxnreg 32` on its header line; the module of that build; its bytes."""
@@ -1522,13 +1535,7 @@ def _rebound(tmp_path, target: str, mode: str) -> tuple[Module, Module, bytes]:
     want = _compile(tmp_path / "capped", src.stem, capped, target, mode)
     module = Module.from_cubin(_compile(tmp_path, src.stem, text, target, mode))
     new = Module.from_cubin(want)
-    fn, given = module.function("k_div"), new.function("k_div")
-    for field in attrs.fields(type(fn)):
-        if field.init and field.name != "name":
-            setattr(fn, field.name, getattr(given, field.name))
-    module.debug = new.debug
-    if "mercury" in new.facts:
-        module.facts["mercury"] = new.facts["mercury"]
+    _give_code(module, new, ["k_div"])
     return module, new, want
 
 
@@ -1549,10 +1556,7 @@ def test_changed_launch_bounds_refused_while_a_callee_keeps_its_code(ptxas_ok, t
     except MercuryError:  # sm_100a: the new Mercury facts do not fit the old builtin code
         pass
     monkeypatch.undo()
-    builtin = module.function("__cuda_sm20_div_rn_f64_full")
-    for field in attrs.fields(type(builtin)):
-        if field.init and field.name != "name":
-            setattr(builtin, field.name, getattr(new.function("__cuda_sm20_div_rn_f64_full"), field.name))
+    _give_code(module, new, ["__cuda_sm20_div_rn_f64_full"])
     assert module.to_cubin() == want
 
 
@@ -1568,11 +1572,7 @@ def test_changed_launch_bounds_reach_through_pointers(ptxas_ok, tmp_path, monkey
     want = _compile(tmp_path / "capped", src.stem, capped, target, "g")
     module, new = Module.from_cubin(_compile(tmp_path, src.stem, text, target, "g")), Module.from_cubin(want)
     assert module.function("k_ptr").calls == [] and module.function("k_ptr").has_indirect_call
-    fn, given = module.function("k_ptr"), new.function("k_ptr")
-    for field in attrs.fields(type(fn)):
-        if field.init and field.name != "name":
-            setattr(fn, field.name, getattr(given, field.name))
-    module.debug = new.debug
+    _give_code(module, new, ["k_ptr"])
     with pytest.raises(ModelError, match=r"kernel 'k_ptr': its launch bounds changed since the module was read, and ptxas compiles '(__cuda_sm20_div_rn_f64_full|f_div)'"):
         module.to_cubin()
     monkeypatch.setattr(Module, "_refuse_rebounded_callers", lambda self: None)
@@ -1603,13 +1603,7 @@ def test_replaced_code_moves_the_isa_class(ptxas_ok, tmp_path, target, mode):
     assert Module.from_cubin(a).facts.get("isa_class") == 2 and "isa_class" not in Module.from_cubin(b).facts
     for start, end in ((b, a), (a, b)):
         module, new = Module.from_cubin(start), Module.from_cubin(end)
-        fn, given = module.function("k_tex"), new.function("k_tex")
-        for field in attrs.fields(type(fn)):
-            if field.init and field.name != "name":
-                setattr(fn, field.name, getattr(given, field.name))
-        module.debug = new.debug
-        if "mercury" in new.facts:
-            module.facts["mercury"] = new.facts["mercury"]
+        _give_code(module, new, ["k_tex"])
         assert module.to_cubin() == end
 
 
@@ -1626,23 +1620,14 @@ def test_g_code_given_an_own_shared_array_moves_the_others_extern_base(ptxas_ok,
     grown = text[:at] + "{ .shared .align 16 .b8 own_sh[96]; .reg .b32 %xr; mov.u32 %xr, 0; st.shared.u32 [own_sh+4], %xr; } " + text[at:]
     want = _compile(tmp_path / "grown", src.stem, grown, target, "g")
     module, new = Module.from_cubin(_compile(tmp_path, src.stem, text, target, "g")), Module.from_cubin(want)
-
-    def give(names: list[str]) -> None:
-        for name in names:
-            fn, given = module.function(name), new.function(name)
-            for field in attrs.fields(type(fn)):
-                if field.init and field.name != "name":
-                    setattr(fn, field.name, getattr(given, field.name))
-
-    give(["_Z7k_stagePfS_"])
+    _give_code(module, new, ["_Z7k_stagePfS_"])
     module.data = [attrs.evolve(d) for d in new.data]
-    module.debug = new.debug
     with pytest.raises(ModelError, match=r"kernel '_Z(5k_sumPfS_|8k_mirrorPf)' keeps the code read from the cubin, and under -g ptxas lays the shared memory out anew: 'sh' moves"):
         module.to_cubin()
     monkeypatch.setattr(Module, "_refuse_moved_shared_since_read", lambda self: None)
     assert module.to_cubin() != want
     monkeypatch.undo()
-    give([f.name for f in new.functions if f.name != "_Z7k_stagePfS_"])
+    _give_code(module, new, [f.name for f in new.functions if f.name != "_Z7k_stagePfS_"])
     assert module.to_cubin() == want
 
 
