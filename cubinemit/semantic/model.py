@@ -840,8 +840,8 @@ class Module:
         old = self._decomposed[0]
         kept = {id(f) for f in old}
         added = [f for f in self.functions if f.sass and id(f) not in kept]
-        # functions given other code (the very bytes read stay: an untouched function)
-        replaced = [(f, self._read_as[id(f)][1]) for f in self.functions if id(f) in self._read_as and f.sass is not self._read_as[id(f)][1] and f.sass != self._read_as[id(f)][1]]
+        # functions given other code since
+        replaced = [(f, self._read_as[id(f)][1]) for f in self.functions if id(f) in self._read_as and f.sass != self._read_as[id(f)][1]]
         if not added and not replaced:
             return self.facts
         for f in added:
@@ -938,8 +938,8 @@ class Module:
             return
         from .emit import address_table_functions
 
-        known = {f.name for f in functions}
-        added = [f.name for f in self.functions if f.is_kernel and f.name not in known and f.linkage != "extern"]
+        known = {id(f) for f in functions}
+        added = [f.name for f in self.functions if f.is_kernel and id(f) not in known and f.linkage != "extern"]
         if not added:
             return
         takers = [f.name for f in self.functions if f.is_kernel and address_table_functions(f)]
