@@ -1496,7 +1496,7 @@ def test_add_kernel_refused_where_its_launch_bounds_cap_a_callee(ptxas_ok, tmp_p
     assert _add_back(base, want, kernel).to_cubin() != want
 
 
-def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path):
+def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path, monkeypatch):
     """sm_100a: k_alloc's tcgen05.alloc makes a tensor-memory partition in
     .nv.shared.reserved.0, which the module read without it (and without k_relinq) lacks:
     added back, it is refused rather than built without the partition."""
@@ -1510,6 +1510,11 @@ def test_add_kernel_allocating_tensor_memory_is_refused(ptxas_ok, tmp_path):
     assert "tcgen05" in Module.from_cubin(want).facts and "tcgen05" not in Module.from_cubin(base).facts
     with pytest.raises(ModelError, match=r"function 'k_alloc' added: its tensor-memory allocation makes a partition"):
         _add_back(base, want, "k_alloc").to_cubin()
+    # let through, the build lacks the partition ptxas makes
+    from cubinemit.semantic import model as semantic_model
+
+    monkeypatch.setattr(semantic_model, "_keeps_tcgen05_partition", lambda f: False)
+    assert _add_back(base, want, "k_alloc").to_cubin() != want
 
 
 def _give_code(module: Module, new: Module, names: list[str]) -> None:
