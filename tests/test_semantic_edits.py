@@ -1451,7 +1451,7 @@ def test_add_kernel_settles_copy_names_and_compat(ptxas_ok, tmp_path, monkeypatc
         monkeypatch.undo()
     if target != "sm_75":
         assert whole.facts.get("isa_class") == 2 and "isa_class" not in Module.from_cubin(base).facts
-        monkeypatch.setattr(Module, "_compat_after_additions", lambda self: self.facts)
+        monkeypatch.setattr(Module, "_compat_after_code_changes", lambda self: self.facts)
         assert _add_back(base, want, "k_tex").to_cubin() != want
 
 

@@ -518,6 +518,15 @@ def _caps_registers(f: Function) -> bool:
     return min(per_thread, maxnreg if isinstance(maxnreg, int) else MAX_REGISTERS) < MAX_REGISTERS
 
 
+def _first_newly_capped(kernel: Function, callees: Sequence[str], others: Sequence[tuple[tuple[object, ...], set[str]]]) -> str | None:
+    """The first of ``callees`` whose register budget ``kernel``'s launch bounds set alone:
+    no other kernel (``others``: each one's launch bounds and call closure) with the same
+    bounds reaches it. -g and -c -O0 compile a callee once, within its callers' tightest
+    budget, so it is compiled anew when such a kernel comes or goes."""
+    own = _launch_bounds(kernel)
+    return next((c for c in callees if not any(b == own and c in r for b, r in others)), None)
+
+
 def _keeps_tcgen05_partition(f: Function) -> bool:
     """Whether ``f``'s records name a tensor-memory CTA group (TCGEN05_1CTA_USED or _2CTA_USED:
     tcgen05.alloc, dealloc, mma, relinquish_alloc_permit, not tcgen05.ld/st), which keeps the
@@ -787,7 +796,7 @@ class Module:
         self._refuse_additions_unlike_ptxas()
         self._refuse_rebounded_callers()
         self._refuse_moved_shared_since_read()
-        facts = self._compat_after_additions()
+        facts = self._compat_after_code_changes()
         functions = self._copy_names_after_additions()
         if facts is self.facts and functions is self.functions:
             return build(self)
@@ -822,7 +831,7 @@ class Module:
             out.append(attrs.evolve(f, facts=_renamed_all(f.facts, mapping)) if mapping else f)
         return out if any(a is not b for a, b in zip(out, self.functions)) else self.functions
 
-    def _compat_after_additions(self) -> dict[str, object]:
+    def _compat_after_code_changes(self) -> dict[str, object]:
         """The module facts with .nv.compat's ISA class, CAN_FASTPATH_FINALIZE mask and
         INST_TENSORMAP_V1 bit 0 following the code added or given since the module was read
         from a cubin: ptxas derives them from all of the module's code (CUDA samples
@@ -1040,11 +1049,9 @@ class Module:
                 continue
             if debug and not self.options.get("compile_only") and k.constants:
                 raise ModelError(f"cannot add kernel {k.name!r}: under -g its .nv.constant2 holds constants of the functions it calls ({callees[0]!r}), which ptxas then lays out anew (their code changes)")
-            if _caps_registers(k):
-                own = _launch_bounds(k)
-                for callee in callees:
-                    if not any(b == own and callee in r for b, r in old):
-                        raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {callee!r}, which ptxas then compiles anew")
+            capped = _first_newly_capped(k, callees, old) if _caps_registers(k) else None
+            if capped is not None:
+                raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {capped!r}, which ptxas then compiles anew")
 
     def _refuse_moved_code_slots(self, functions: tuple[Function, ...], data: tuple[DataObject, ...]) -> None:
         """ModelError when the module now puts a name's .nv.constant4 slot, or a .const
@@ -2239,10 +2246,9 @@ class Module:
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not _caps_registers(k):
                 continue
-            own = _launch_bounds(k)
-            for callee in sorted(call_closure(by_name, k.name) - {k.name} - gone):
-                if not any(b == own and callee in r for b, r in kept):
-                    raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {callee!r}, which ptxas compiles anew without it")
+            capped = _first_newly_capped(k, sorted(call_closure(by_name, k.name) - {k.name} - gone), kept)
+            if capped is not None:
+                raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
 
     def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
         """ModelError when the module is built under -g (line tables or not: -g
