@@ -324,6 +324,30 @@ def test_edits_refused_where_a_kernel_s_shared_use_decides_the_cap(ptxas_ok, tmp
     assert build(module) == _compile(tmp_path / "swapped", SHARED_USE_UNKNOWN.stem, swapped, target, mode)
 
 
+GSH_EXTERN_UNKNOWN = oracle.PROBES.parent / "probes_gshared" / "gsh_extern_unknown.ptx"
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a", "sm_120"))
+def test_g_extern_users_where_every_kernel_has_a_section(ptxas_ok, tmp_path, target):
+    """-g: with m coloured every kernel's section ends where dyn sits, so sizes do not tell its
+    users. k_plain asked for no relocation section, which a shared reference would: not a
+    user. k_glob's relocations leave its use unknown, and removing k_own would leave the cap to
+    it: refused, the module as it was. Without k_glob the cap follows k_dyn, as ptxas writes it
+    (llm.c test_gpt2 -g sm_120 without wte_backward_kernel: the cap came out after
+    layernorm_forward_kernel3, which never touches shared memory)."""
+    text = GSH_EXTERN_UNKNOWN.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, GSH_EXTERN_UNKNOWN.stem, text, target, "g")))
+    assert next(d.users for d in module.data if d.name == "dyn") == ["k_dyn"]
+    assert [f.name for f in module.functions if f.facts.get("shared_use_unknown")] == ["k_glob"]
+    with pytest.raises(ModelError, match=r"cannot remove 'k_own': the cubin does not say whether 'k_glob' uses the dynamic shared memory"):
+        module.remove_function("k_own")
+    assert [f.name for f in module.functions] == ["k_own", "k_plain", "k_glob", "k_dyn", "k_c1", "k_c2"]
+    module.remove_function("k_glob")
+    module.remove_function("k_own")
+    edited = _without_kernel(_without_kernel(text, "k_glob"), "k_own")
+    assert build(module) == _compile(tmp_path / "edited", GSH_EXTERN_UNKNOWN.stem, edited, target, "g")
+
+
 @pytest.mark.parametrize("mode", ["def", "O0"])
 def test_reorder_refused_where_the_global_address_bank_moves(ptxas_ok, tmp_path, mode):
     """Swapping k_first and k_last puts k_first first in .text (whole program lays the kernels

@@ -1189,6 +1189,7 @@ def _decompose_debug_shared(
         extern_users = {k for e in externs for k in e.users}
         _infer_coloured(module, debug, kernels, placed, coloured, extern_users, base, expected, values, budget, obj)
     _direct_users(obj, module)
+    _unknown_extern_users(obj, module)
     layout = shared_layout(module, obj.sm)
     got = {name: (sec.size, sec.align) for name, sec in (layout.sections.items() if layout else ())}
     if got != expected or any(layout is None or layout.symbols.get(n, (None, None))[1] != v for n, v in values.items()):
@@ -1296,6 +1297,54 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 d.users = [cap_after] + [u for u in d.users if u not in reached_by_cap]
                 return
 
+
+
+def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
+    """-g from sm_90 on: an extern's users were read off section sizes, and once an object is
+    coloured into .nv_debug.shared every kernel gets a .nv.shared.<k> of the reserved base's
+    size aligned 16, the very section of a kernel reaching an extern that no static bytes
+    precede. A kernel created after the one .nv.reservedSmem.cap follows, whose code (and its
+    callees') holds no shared-memory access (:func:`_accesses_shared`) and whose section comes
+    out the same without it, may or may not use the extern: the bytes do not tell, yet the
+    cap follows the first kernel that does once an edit removes the one before it (llm.c
+    test_gpt2 -g sm_90: without wte_backward_kernel the cap follows layernorm_forward_kernel6,
+    not kernel3; tests/probes_gshared/gsh_extern_unknown). Read as not using it, with fact
+    ``shared_use_unknown`` (Module._refuse_unknown_shared_use builds the other answer), unless
+    it asked for no relocation section at all."""
+    if family_of(obj.sm) is Family.LEGACY:
+        return
+    texts, cap_after = _cap_position(obj)
+    if cap_after is None:
+        return
+    externs = [d for d in module.data if d.space == "shared" and d.linkage == "extern"]
+    funcs = {f.name: f for f in module.functions}
+    asked = {slot.text for slot in obj.shstrtab.slots}
+
+    def in_bytes() -> object:
+        layout = shared_layout(module, obj.sm)
+        return None if layout is None else (layout.sections, layout.symbols)
+
+    reference = in_bytes()
+    for k in texts[texts.index(cap_after) + 1 :]:
+        fn = funcs.get(k)
+        holding = [d for d in externs if k in d.users]
+        if fn is None or not fn.is_kernel or not holding:
+            continue
+        if any(d.space == "shared" and d.linkage != "extern" and k in d.users for d in module.data):
+            continue  # it names shared memory anyway
+        if any(_accesses_shared(funcs[g]) for g in call_closure(funcs, k)):
+            continue
+        before = [list(d.users) for d in holding]
+        for d in holding:
+            d.users.remove(k)
+        if in_bytes() == reference:
+            # a resolved shared reference asks .rel.text.<k> and .rela.text.<k> (the .rela kept
+            # empty): a kernel that asked neither references none
+            if f".rel.text.{k}" in asked or f".rela.text.{k}" in asked:
+                fn.facts["shared_use_unknown"] = True
+        else:  # the sections tell: it reaches the extern
+            for d, users in zip(holding, before):
+                d.users = users
 
 #: the name a dropped .shared variable gets (ptxas keeps none): nothing derived from it is named
 PHANTOM_NAME = "$dropped_shared{n}"

@@ -2581,23 +2581,24 @@ class Module:
     def _refuse_unknown_shared_use(self, edit: str) -> None:
         """ModelError when the edited module's bytes depend on whether the kernels with fact
         ``shared_use_unknown`` use the dynamic shared area: from sm_90 on ptxas puts
-        .nv.reservedSmem.cap after the first kernel that uses shared memory, and a kernel
-        with inlined copies keeps its empty .rela.text.<k> either way, so the cubin only
-        tells for the kernels before the cap's (data._dynamic_users). Both answers are built;
-        when they agree (the first user comes before every such kernel) the edit goes ahead."""
-        from .data import DYNAMIC_SHARED
-
+        .nv.reservedSmem.cap after the first kernel that uses shared memory, and the cubin
+        only tells for the kernels before the cap's. Whole program: a kernel with inlined
+        copies keeps its empty .rela.text.<k> either way (data._dynamic_users); -g: every
+        kernel's section ends where the externs sit once an object is coloured
+        (data._unknown_extern_users). Both answers are built, the other one making such
+        kernels users of every extern; when they agree (the first user comes before every
+        such kernel) the edit goes ahead."""
         unknown = {f.name for f in self.functions if f.facts.get("shared_use_unknown")}
         if not unknown:
             return
         other = copy.deepcopy(self)
         for d in other.data:
-            if d.name == DYNAMIC_SHARED and d.space == "shared":
+            if d.space == "shared" and d.linkage == "extern":
                 d.users = sorted(set(d.users) | unknown)
         if other.to_cubin() != self.to_cubin():
             first = next(f.name for f in self.functions if f.name in unknown)
             raise ModelError(
-                f"cannot {edit}: the cubin does not say whether {first!r} uses the dynamic shared memory (its inlined copies leave a relocation section either way), and ptxas puts .nv.reservedSmem.cap after the first kernel that does"
+                f"cannot {edit}: the cubin does not say whether {first!r} uses the dynamic shared memory, and ptxas puts .nv.reservedSmem.cap after the first kernel that does"
             )
 
     def _reordered(self, names: list[str], prototyped: bool = False) -> list[Function]:
