@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 import attrs
@@ -1436,7 +1437,7 @@ def test_add_kernel_beside_address_takers_is_refused(ptxas_ok, tmp_path, monkeyp
     base = _compile(tmp_path / "base", src.stem, _without_kernel(text, "k_plain"), target, mode)
     with pytest.raises(ModelError, match=r"cannot add kernel 'k_plain': kernel 'k_(table|call)' takes function addresses"):
         _add_back(base, want, "k_plain").to_cubin()
-    monkeypatch.setattr(Module, "_refuse_added_kernels_beside_takers", lambda self, functions: None)
+    monkeypatch.setattr(Module, "_refuse_added_kernels_beside_takers", lambda self: None)
     assert _add_back(base, want, "k_plain").to_cubin() != want
     monkeypatch.undo()
     want_c = _compile(tmp_path / "c", src.stem, text, target, "c")
@@ -1495,7 +1496,7 @@ def test_add_kernel_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, 
     assert Module.from_cubin(want).function("dev_poly").sass != Module.from_cubin(base).function("dev_poly").sass
     with pytest.raises(ModelError, match=r"cannot add kernel 'k_a': under -g its \.nv\.constant2 holds constants of the functions it calls \('dev_poly'\)"):
         _add_back(base, want, "k_a").to_cubin()
-    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self, functions: None)
+    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self: None)
     assert _add_back(base, want, "k_a").to_cubin() != want
 
 
@@ -1516,7 +1517,7 @@ def test_add_kernel_refused_where_its_launch_bounds_cap_a_callee(ptxas_ok, tmp_p
     base = _compile(tmp_path / "base", src.stem, base_text, target, mode)
     with pytest.raises(ModelError, match=r"its launch bounds cap the registers of '__cuda_sm3x_div_rn_noftz_f32_slowpath'"):
         _add_back(base, want, kernel).to_cubin()
-    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self, functions: None)
+    monkeypatch.setattr(Module, "_refuse_added_callers_under_g", lambda self: None)
     assert _add_back(base, want, kernel).to_cubin() != want
 
 
@@ -1587,6 +1588,20 @@ def test_changed_launch_bounds_refused_while_a_callee_keeps_its_code(ptxas_ok, t
     monkeypatch.undo()
     _give_code(module, new, ["__cuda_sm20_div_rn_f64_full"])
     assert module.to_cubin() == want
+
+
+def test_a_copy_of_a_read_module_checks_as_the_module_does(ptxas_ok, tmp_path):
+    """A deep copy (as an edit's trial run makes) knows which functions were read and how:
+    the changed launch bounds are refused on the copy too, and given the builtin's new code
+    the copy builds ptxas's bytes. Before, the copy's record of the code read was keyed by
+    the original objects' ids, so the copy's checks saw nothing read."""
+    module, new, want = _rebound(tmp_path, "sm_75", "c")
+    twin = copy.deepcopy(module)
+    assert twin._added_since_read() == []
+    with pytest.raises(ModelError, match=r"kernel 'k_div': its launch bounds changed since the module was read"):
+        twin.to_cubin()
+    _give_code(twin, new, ["__cuda_sm20_div_rn_f64_full"])
+    assert twin.to_cubin() == want
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90"))

@@ -731,9 +731,9 @@ class Module:
     #: from_cubin: the functions and data as decomposed, against which to_cubin checks what
     #: was added since (:meth:`_refuse_additions_unlike_ptxas`); not part of the spec
     _decomposed: tuple[tuple[Function, ...], tuple[DataObject, ...]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
-    #: from_cubin: each function's launch bounds and code as read (by object id), against
-    #: which to_cubin checks bounds changed since (:meth:`_refuse_rebounded_callers`)
-    _read_as: dict[int, tuple[tuple[object, ...], bytes]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    #: from_cubin: the launch bounds and code of each function of ``_decomposed`` as read,
+    #: against which to_cubin checks what changed since (:meth:`_as_read`)
+    _read_as: tuple[tuple[tuple[object, ...], bytes], ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
     #: from_cubin, -g with shared memory: copies of the data as read, against which to_cubin
     #: checks the shared layout of kernels whose code is the one read
     #: (:meth:`_refuse_moved_shared_since_read`)
@@ -782,10 +782,26 @@ class Module:
 
         module = decompose(read_cubin(data, quirks=False))
         module._decomposed = (tuple(module.functions), tuple(module.data))
-        module._read_as = {id(f): (_launch_bounds(f), f.sass) for f in module.functions}
+        module._read_as = tuple((_launch_bounds(f), f.sass) for f in module.functions)
         if module.device_debug and any(d.space == "shared" for d in module.data):
             module._read_data = tuple(attrs.evolve(d, users=list(d.users)) for d in module.data)
         return module
+
+    def _added_since_read(self) -> list[Function]:
+        """The functions added since the module was read from a cubin, by identity (none for
+        a module that was not read: it follows the builder's rules throughout)."""
+        if self._decomposed is None:
+            return []
+        read = {id(f) for f in self._decomposed[0]}
+        return [f for f in self.functions if id(f) not in read]
+
+    def _as_read(self) -> dict[int, tuple[tuple[object, ...], bytes]]:
+        """Each function read from the cubin (by object id, so a copy of the module, which
+        copies ``_decomposed`` with its functions, answers for its own) -> its launch bounds
+        and code as read; empty for a module that was not read."""
+        if self._decomposed is None or self._read_as is None:
+            return {}
+        return {id(f): read for f, read in zip(self._decomposed[0], self._read_as)}
 
     def to_cubin(self) -> bytes:
         """The cubin ptxas 13.0.88 writes for this module; ModelError where a module read
@@ -810,10 +826,7 @@ class Module:
         kernels' copies move up (CUDA samples boxFilter_kernel without d_boxfilter_x_global,
         added back: each kept copy one up). A function whose facts already hold its names
         stays the same object."""
-        if self._decomposed is None or not self.ordering_mode().whole_program:
-            return self.functions
-        old = {id(f) for f in self._decomposed[0]}
-        if all(id(f) in old for f in self.functions):
+        if not self.ordering_mode().whole_program or not self._added_since_read():
             return self.functions
         from .emit import builtin_copy_names
 
@@ -842,15 +855,15 @@ class Module:
         ask, as after a removal (:meth:`_compat_after_removal`). The module's own facts where
         no code changed. An added function that allocates tensor memory is refused: the
         partition it asks in .nv.shared.reserved.0 is not modelled for additions."""
-        if self._decomposed is None or self._read_as is None:
+        read_as = self._as_read()
+        if self._decomposed is None or not read_as:
             return self.facts
         from ..nvinfo.gating import fastpath_default, fastpath_mask, isa_class_asked, makes_tensor_copies
 
         old = self._decomposed[0]
-        kept = {id(f) for f in old}
-        added = [f for f in self.functions if f.sass and id(f) not in kept]
+        added = [f for f in self._added_since_read() if f.sass]
         # functions given other code since
-        replaced = [(f, self._read_as[id(f)][1]) for f in self.functions if id(f) in self._read_as and f.sass != self._read_as[id(f)][1]]
+        replaced = [(f, read_as[id(f)][1]) for f in self.functions if id(f) in read_as and f.sass != read_as[id(f)][1]]
         if not added and not replaced:
             return self.facts
         for f in added:
@@ -885,7 +898,7 @@ class Module:
         if replaced:
             # bits only the replaced code cleared come back where the mask read is what the
             # known triggers of the code read give
-            as_read = [attrs.evolve(f, sass=self._read_as[id(f)][1]) if id(f) in self._read_as else f for f in old]
+            as_read = [attrs.evolve(f, sass=read_as[id(f)][1]) for f in old]
             if before == fastpath_mask(self.target) & ~self._fastpath_clears(as_read):
                 after = fastpath_mask(self.target) & ~self._fastpath_clears(self.functions)
         if after == default:
@@ -906,8 +919,8 @@ class Module:
             return
         self._refuse_missing_from_ptx_text({f.name for f in functions} | {d.name for d in data})
         self._refuse_moved_code_slots(functions, data)
-        self._refuse_added_kernels_beside_takers(functions)
-        self._refuse_added_callers_under_g(functions)
+        self._refuse_added_kernels_beside_takers()
+        self._refuse_added_callers_under_g()
 
     def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
         """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
@@ -930,7 +943,7 @@ class Module:
                     f"{txt.name} (the PTX text ptxas embeds) never names {name!r}: ptxas writes the text it compiled, so a function or variable added to the module needs the text that declares it (replace {txt.name} in Module.debug)"
                 )
 
-    def _refuse_added_kernels_beside_takers(self, functions: tuple[Function, ...]) -> None:
+    def _refuse_added_kernels_beside_takers(self) -> None:
         """ModelError when a kernel was added to a whole-program module whose kernels take
         function addresses. ptxas shuffles such a module's kernels by their number and moves
         the takers first (funcorder._shuffled), in an order that depends on the PTX
@@ -947,8 +960,7 @@ class Module:
             return
         from .emit import address_table_functions
 
-        known = {id(f) for f in functions}
-        added = [f.name for f in self.functions if f.is_kernel and id(f) not in known and f.linkage != "extern"]
+        added = [f.name for f in self._added_since_read() if f.is_kernel and f.linkage != "extern"]
         if not added:
             return
         takers = [f.name for f in self.functions if f.is_kernel and address_table_functions(f)]
@@ -966,7 +978,8 @@ class Module:
         integrateBodies<double>'s extern __smem moves up; probe g_dynamic_shared). The
         removal and reorder checks cover their own edits; this one covers data and code
         given since."""
-        if self._read_data is None or self._decomposed is None or self._read_as is None or not self.device_debug:
+        read_as = self._as_read()
+        if self._read_data is None or self._decomposed is None or not read_as or not self.device_debug:
             return
         functions = self._decomposed[0]
         same_functions = len(functions) == len(self.functions) and all(map(operator.is_, functions, self.functions))
@@ -979,7 +992,7 @@ class Module:
         if before is None:
             return
         for k in self.functions:
-            read = self._read_as.get(id(k))
+            read = read_as.get(id(k))
             if not k.is_kernel or read is None or k.sass is not read[1] or k.name not in before.offsets:
                 continue
             was, now = dict(before.offsets.get(k.name, {})), dict(after.offsets.get(k.name, {})) if after is not None else {}
@@ -997,7 +1010,8 @@ class Module:
         from 1536 to 1664 bytes; simplePitchLinearTexture -g: the f32 division slow path;
         whether a cap binds depends on the callee's registers, which the cubin does not
         tell). A callee given code since passes."""
-        if self._read_as is None or not (self.options.get("compile_only") or self.device_debug):
+        read_as = self._as_read()
+        if not read_as or not (self.options.get("compile_only") or self.device_debug):
             return
         from .data import call_closure
 
@@ -1007,7 +1021,7 @@ class Module:
         # takes)
         devices = {f.name for f in self.functions if not f.is_kernel}
         for k in self.functions:
-            read = self._read_as.get(id(k))
+            read = read_as.get(id(k))
             if not k.is_kernel or read is None or _launch_bounds(k) == read[0]:
                 continue
             reached = call_closure(by_name, k.name)
@@ -1015,13 +1029,13 @@ class Module:
                 reached |= devices
             for callee in sorted(reached - {k.name}):
                 fn = by_name[callee]
-                was = self._read_as.get(id(fn))
+                was = read_as.get(id(fn))
                 # (the very bytes read: code assigned since passes, even where the cap leaves
                 # it as it was)
                 if fn.sass and was is not None and fn.sass is was[1]:
                     raise ModelError(f"kernel {k.name!r}: its launch bounds changed since the module was read, and ptxas compiles {callee!r}, which it calls, within its callers' register budget: give {callee!r} its new code")
 
-    def _refuse_added_callers_under_g(self, functions: tuple[Function, ...]) -> None:
+    def _refuse_added_callers_under_g(self) -> None:
         """ModelError when a kernel added to a module read from a cubin calls functions the
         module had, where ptxas then compiles those anew: whole-program -g puts the callees'
         FP64 literals and tables in each calling kernel's .nv.constant2.<k>, at offsets the
@@ -1036,8 +1050,7 @@ class Module:
             return
         from .data import call_closure
 
-        known = {id(f) for f in functions}
-        added = {f.name for f in self.functions if id(f) not in known}
+        added = {f.name for f in self._added_since_read()}
         by_name = {f.name: f for f in self.functions}
         old = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in added]
         mode = "-g" if debug else "-c -O0"
