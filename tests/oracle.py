@@ -37,6 +37,7 @@ MODES: dict[str, list[str]] = {
     "ewp": ["-ewp"],
     "memcheck": ["-sanitize=memcheck"],
     "toolspatch": ["-astoolspatch"],
+    "toolspatch_g": ["-astoolspatch", "-g"],
     "maxrreg32": ["-maxrregcount=32"],
     "lineinfo_c": ["-lineinfo", "-c"],
     "g_c": ["-g", "-c"],

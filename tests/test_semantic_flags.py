@@ -12,7 +12,7 @@
   the Mercury clone of a shared variable's symbol leaves out.
 * -Ofc whole program (and -c without kernels), -pic true -c, -pic false whole program,
   -pic true -g, -split-compile (-c, or whole program with several kernels), -preserve-relocs
-  whole program below sm_90: declined, naming the flag.
+  whole program below sm_90, -astoolspatch without -g: declined, naming the flag.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ ROUNDTRIP = {
     # ptxas ignores -Ofc under -g; -Ofc -c with kernels writes what -c does; -pic given as the
     # mode's default (true whole program, false under -c or -g) changes only the note
     "declined_flags": (("sm_75", "sm_90", "sm_100a"), ("ofc_g", "ofc_c", "pic_true", "pic_false_c", "pic_false_g")),
+    # -astoolspatch -g: the debug rules give every device function its symbol and .nv.info
+    "tools_patch": (("sm_75", "sm_90", "sm_100a", "sm_120"), ("toolspatch_g",)),
 }
 
 #: (probe, targets, mode, the reason its decline gives)
@@ -50,6 +52,7 @@ DECLINED = [
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "split", "-split-compile whole-program output with several kernels"),
     ("declined_flags", ("sm_75", "sm_90", "sm_100a"), "split_c", "-split-compile -c output"),
     ("declined_flags", ("sm_75", "sm_86"), "preserve", ".nv.resolvedrela"),
+    ("tools_patch", ("sm_75", "sm_90", "sm_100a", "sm_120"), "toolspatch", "-astoolspatch output without -g"),
 ]
 
 
@@ -164,7 +167,7 @@ def test_declined_with_reason(ptxas_ok, stem, targets, mode, reason):
 def test_declined_flags_change_the_layout(ptxas_ok, stem, targets, mode, reason):
     """Each declined flag changes the sections or symbols, not only the options note: a build
     that ignored it (the layout without the flag) would not be what ptxas writes."""
-    without = {"ofc": "def", "pic_c": "c", "pic_false": "def", "pic_g": "g", "split": "def", "split_c": "c", "preserve": "def"}[mode]
+    without = {"ofc": "def", "pic_c": "c", "pic_false": "def", "pic_g": "g", "split": "def", "split_c": "c", "preserve": "def", "toolspatch": "def"}[mode]
 
     def layout(m: str, target: str) -> tuple[list[str], list[str]]:
         obj = read_cubin(oracle.compile_ptx(PROBES / f"{stem}.ptx", target, m).read_bytes())

@@ -698,6 +698,11 @@ def unmodelled_options(options: Mapping[str, object], *, kernels: int) -> str | 
             return "-split-compile -c output is not implemented yet"
         if kernels > 1:
             return "-split-compile whole-program output with several kernels is not implemented yet"
+    if options.get("tools_patch") and not options.get("debug"):
+        # whole program without kernels keeps every device function, each with its symbol,
+        # its .nv.info.<f> and no .nv.prototype; under -g the debug rules make those already
+        # (tests/probes_flags declined_flags toolspatch)
+        return "-astoolspatch output without -g is not implemented yet"
     pic = options.get("pic")
     if pic == "true" and options.get("compile_only"):
         # a GLOBAL $ADDRESS$<name> slot in .nv.constant4 for each address the code takes
