@@ -1480,6 +1480,22 @@ def test_add_kernel_settles_copy_names_and_compat(ptxas_ok, tmp_path, monkeypatc
         assert _add_back(base, want, "k_tex").to_cubin() != want
 
 
+@pytest.mark.parametrize("target", ("sm_90", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c", "lineinfo"])
+def test_add_kernel_to_a_module_read_without_functions(ptxas_ok, tmp_path, target, mode):
+    """A cubin without functions is still a module read from a cubin: k_tex added to it
+    raises .nv.compat's ISA class to 2, as ptxas writes the PTX with k_tex (CUDA samples
+    bilateral_kernel with d_bilateral_filter added back; the class stayed 1 when an empty
+    record of the code read was taken for no record)."""
+    src = EDIT_PROBES / "add_builtin_copies.ptx"
+    only_tex = _without_kernel(_without_kernel(src.read_text(), "k_a"), "k_b")
+    want = _compile(tmp_path, src.stem, only_tex, target, mode)
+    base = _compile(tmp_path / "base", src.stem, _without_kernel(only_tex, "k_tex"), target, mode)
+    assert not Module.from_cubin(base).functions
+    assert Module.from_cubin(want).facts.get("isa_class") == 2
+    assert _add_back(base, want, "k_tex").to_cubin() == want
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_89"))
 def test_add_kernel_under_g_refuses_moving_callee_constants(ptxas_ok, tmp_path, monkeypatch, target):
     """Whole-program -g: k_a, added back (appended to the PTX), holds dev_poly's FP64
@@ -1700,6 +1716,24 @@ def test_add_global_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
     module = Module.from_cubin(orig)
     module.add_global("added", 12, align=4, init=bytes(range(1, 13)))
     with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names 'added'"):
+        module.to_cubin()
+    edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
+    module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]
+    assert module.to_cubin() == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("mode", ["lineinfo", "g"])
+def test_add_shared_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
+    """The same for a .shared variable: the embedded text must declare it. Before, the check
+    looked at .global and .const variables only, and a visible .shared array added under -g
+    kept the old text (llm.c, every dev kernel file, sm_90 -g)."""
+    text = ADD_GLOBAL_SLOT.read_text()
+    orig = _compile(tmp_path, "add_global_slot", text, target, mode)
+    want = _compile(tmp_path / "shared", "add_global_slot", text + "\n.visible .shared .align 4 .b8 added_sh[64];\n", target, mode)
+    module = Module.from_cubin(orig)
+    module.add_shared("added_sh", 64, align=4, visible=True)
+    with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names 'added_sh'"):
         module.to_cubin()
     edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
     module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]

@@ -668,6 +668,22 @@ def _data_linkage(name: str, visible: bool, weak: bool) -> str:
     return "visible" if visible else "weak" if weak else "static"
 
 
+def _made_by_reader(name: str) -> bool:
+    """A data object the reader names for what the cubin keeps without a PTX name: a kernel's
+    whole-program shared block, the dynamic area, the module .local block, a dropped .shared
+    variable."""
+    from .data import DYNAMIC_SHARED, KERNEL_SHARED, PHANTOM_NAME
+
+    return name in (DYNAMIC_SHARED, LOCAL_BLOCK) or name.endswith(KERNEL_SHARED.format(kernel="")) or name.startswith(PHANTOM_NAME.format(n=""))
+
+
+def _ptx_name(name: str) -> str:
+    """The name the PTX text declares a variable by: -c names a function-scope .shared one
+    ``$__<name>__<PTX line>``."""
+    m = re.fullmatch(r"\$__(.+)__\d+", name)
+    return m.group(1) if m else name
+
+
 def unmodelled_options(options: Mapping[str, object], *, kernels: int) -> str | None:
     """Why a module with this many kernels, built with these ptxas options, cannot be written
     yet, or None. Each names what such an output holds that the rules do not make (measured:
@@ -800,12 +816,13 @@ class Module:
         read = {id(f) for f in self._decomposed[0]}
         return [f for f in self.functions if id(f) not in read]
 
-    def _as_read(self) -> dict[int, tuple[tuple[object, ...], bytes]]:
+    def _as_read(self) -> dict[int, tuple[tuple[object, ...], bytes]] | None:
         """Each function read from the cubin (by object id, so a copy of the module, which
         copies ``_decomposed`` with its functions, answers for its own) -> its launch bounds
-        and code as read; empty for a module that was not read."""
+        and code as read; None for a module that was not read (a cubin without functions
+        gives an empty mapping: what is added to it is checked all the same)."""
         if self._decomposed is None or self._read_as is None:
-            return {}
+            return None
         return {id(f): read for f, read in zip(self._decomposed[0], self._read_as)}
 
     def to_cubin(self) -> bytes:
@@ -861,7 +878,7 @@ class Module:
         no code changed. An added function that allocates tensor memory is refused: the
         partition it asks in .nv.shared.reserved.0 is not modelled for additions."""
         read_as = self._as_read()
-        if self._decomposed is None or not read_as:
+        if self._decomposed is None or read_as is None:
             return self.facts
         from ..nvinfo.gating import fastpath_default, fastpath_mask, isa_class_asked, makes_tensor_copies
 
@@ -929,7 +946,7 @@ class Module:
 
     def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
         """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
-        -lineinfo and -g) never names a function or .global/.const variable added since the
+        -lineinfo and -g) never names a function or variable (of any space) added since the
         cubin was read: ptxas embeds the text it compiled, so an added variable
         (``add_global``) needs the text that declares it, given in ``Module.debug``
         (tests/probes_edits/add_global_slot). Without the check the cubin would carry the old
@@ -937,7 +954,7 @@ class Module:
         txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt")), None)
         if txt is None or not txt.data:
             return
-        added = [d.name for d in self.data if d.space in ("global", "const") and d.name not in known]
+        added = [_ptx_name(d.name) for d in self.data if d.name not in known and not _made_by_reader(d.name)]
         added += [f.name for f in self.functions if f.name not in known and f.linkage != "builtin" and not f.name.startswith("__cuda_")]
         if not added:
             return
@@ -984,7 +1001,7 @@ class Module:
         removal and reorder checks cover their own edits; this one covers data and code
         given since."""
         read_as = self._as_read()
-        if self._read_data is None or self._decomposed is None or not read_as or not self.device_debug:
+        if self._read_data is None or self._decomposed is None or read_as is None or not self.device_debug:
             return
         functions = self._decomposed[0]
         same_functions = len(functions) == len(self.functions) and all(map(operator.is_, functions, self.functions))
@@ -1016,7 +1033,7 @@ class Module:
         whether a cap binds depends on the callee's registers, which the cubin does not
         tell). A callee given code since passes."""
         read_as = self._as_read()
-        if not read_as or not (self.options.get("compile_only") or self.device_debug):
+        if read_as is None or not (self.options.get("compile_only") or self.device_debug):
             return
         from .data import call_closure
 
