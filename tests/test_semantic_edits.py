@@ -1404,6 +1404,69 @@ def test_add_global_refused_where_it_moves_a_slot_the_code_reads(ptxas_ok, tmp_p
     assert again.to_cubin() == orig
 
 
+ADD_BESIDE_TIES = oracle.PROBES.parent / "probes_edits" / "add_beside_ties.ptx"
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+@pytest.mark.parametrize("mode", ["def", "c", "g", "g_c"])
+def test_add_global_refused_beside_equal_variables(ptxas_ok, tmp_path, monkeypatch, target, mode):
+    """ptxas orders add_beside_ties's ten one-byte arrays anew once `added_v` joins their
+    section: refused, naming one of them. Let through (with the PTX text and line tables of
+    ptxas's build, which -g needs), the bytes differ from ptxas's, and only in .nv.global's
+    layout: the symbols' values. An initialised variable goes to .nv.global.init, beside no
+    equal ones, and is exact in whole program (-g and -c keep the check to the section)."""
+    text = ADD_BESIDE_TIES.read_text()
+    decl = "\n.visible .global .align 4 .b8 added_v[12];\n"
+    orig = _compile(tmp_path, ADD_BESIDE_TIES.stem, text, target, mode)
+    want = _compile(tmp_path / "added", ADD_BESIDE_TIES.stem, text + decl, target, mode)
+    module = Module.from_cubin(orig)
+    module.add_global("added_v", 12, align=4, visible=True)
+    module.debug = Module.from_cubin(want).debug  # the variable's PTX text, and -g -c's line tables naming it
+    with pytest.raises(ModelError, match=r"cannot add 'added_v': ptxas sorts its section by alignment and size, and orders 'cpo_\w+' and the others"):
+        module.to_cubin()
+    monkeypatch.setattr(Module, "_refuse_reshuffled_ties", lambda self, data: None)
+    got = module.to_cubin()
+    assert got != want and len(got) == len(want)
+    values = lambda data: {y.name: y.value for y in read_cubin(data).symbols if y.name.startswith("cpo_")}  # noqa: E731
+    assert values(got) != values(want)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_add_constant_under_g_refused_where_it_moves_what_the_code_reads(ptxas_ok, tmp_path, target):
+    """-g is not position independent, yet the code reads .nv.constant3 at fixed offsets as
+    whole program does: a visible .const added before add_global_slot's c1 moves it to 0x10,
+    and ptxas compiles k anew; refused. (CUDA samples ParticleSystem_cuda -g: cudaParams.)"""
+    text = ADD_GLOBAL_SLOT.read_text()
+    const_text = text + "\n.visible .const .align 8 .b8 added[16];\n"
+    orig = _compile(tmp_path, "add_global_slot", text, target, "g")
+    want = _compile(tmp_path / "const", "add_global_slot", const_text, target, "g")
+    assert _text_sections(want)[".text.k"] != _text_sections(orig)[".text.k"]
+    module = Module.from_cubin(orig)
+    module.add_constant("added", 16, align=8, init=bytes(16), visible=True)
+    module.debug = Module.from_cubin(want).debug
+    with pytest.raises(ModelError, match=r"'c1' would move from 0x0 to 0x10 in \.nv\.constant3"):
+        module.to_cubin()
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_g_c_text_needs_its_line_tables(ptxas_ok, tmp_path, target):
+    """-g -c names the PTX text after the Adler-32 of the PTX file, and the line tables name
+    that text: an addition given the edited build's text alone is refused, naming both;
+    given its line tables too, the build is ptxas's (CUDA samples LargeKernelParameter)."""
+    text = ADD_GLOBAL_SLOT.read_text()
+    orig = _compile(tmp_path, "add_global_slot", text, target, "g_c")
+    want = _compile(tmp_path / "static", "add_global_slot", text + ADDED_STATIC, target, "g_c")
+    module = Module.from_cubin(orig)
+    module.add_global("added", 12, align=4, init=bytes(range(1, 13)))
+    edited = Module.from_cubin(want).debug
+    new_text = next(d for d in edited if d.name.startswith(".nv_debug_ptx_txt."))
+    module.debug = [new_text if d.name.startswith(".nv_debug_ptx_txt.") else d for d in module.debug]
+    with pytest.raises(ModelError, match=r"\.nv_debug_line_sass names another PTX text than " + re.escape(new_text.name)):
+        module.to_cubin()
+    module.debug = edited
+    assert module.to_cubin() == want
+
+
 def _add_back(base: bytes, full: bytes, name: str) -> Module:
     """The module read from ``base`` with ``name`` added through add_kernel, with the leaf
     data ptxas's ``full`` build holds for it: its code and facts, the builtins it brings, the

@@ -7,6 +7,7 @@ all of those. Everything is referenced by name.
 
 from __future__ import annotations
 
+import collections
 import copy
 import math
 import operator
@@ -831,6 +832,7 @@ class Module:
         (:meth:`_refuse_additions_unlike_ptxas`)."""
         from .build import build
 
+        self._refuse_stale_text_name()
         self._refuse_additions_unlike_ptxas()
         self._refuse_rebounded_callers()
         self._refuse_moved_shared_since_read()
@@ -839,6 +841,20 @@ class Module:
         if facts is self.facts and functions is self.functions:
             return build(self)
         return build(attrs.evolve(self, facts=facts, functions=functions))
+
+    def _refuse_stale_text_name(self) -> None:
+        """ModelError when a line table names another PTX text section than the module holds:
+        relocatable output with line tables names the text ``.nv_debug_ptx_txt.<Adler-32 of
+        the PTX file>``, and the line tables name it as their file, so text given for an
+        edited PTX (a new checksum) needs the edited build's line tables too (CUDA samples
+        LargeKernelParameter -g -c with a variable added and its text given: the line table
+        kept the old name)."""
+        txt = next((d for d in self.debug if d.name.startswith(".nv_debug_ptx_txt.")), None)
+        if txt is None:
+            return
+        for d in self.debug:
+            if d.name in LINE_TABLES and b".nv_debug_ptx_txt." in bytes(d.data) and name_bytes(txt.name) + b"\0" not in bytes(d.data):
+                raise ModelError(f"{d.name} names another PTX text than {txt.name}: give the line tables of the build that embeds that text too")
 
     def _copy_names_after_additions(self) -> list[Function]:
         """Whole program, functions added since the module was read from a cubin: the
@@ -941,8 +957,43 @@ class Module:
             return
         self._refuse_missing_from_ptx_text({f.name for f in functions} | {d.name for d in data})
         self._refuse_moved_code_slots(functions, data)
+        self._refuse_reshuffled_ties(data)
         self._refuse_added_kernels_beside_takers()
         self._refuse_added_callers_under_g()
+
+    def _refuse_reshuffled_ties(self, data: tuple[DataObject, ...]) -> None:
+        """ModelError when a .global or .const variable is added to, or dropped from, a section
+        whose variables read from the cubin share an alignment and a size. ptxas sorts such a
+        section by alignment and size (.nv.constant3 outside whole program only), and the
+        equal ones come out in an order that depends on the whole list: a merge sort that
+        splits it alternately, which another variable reshuffles. The cubin keeps one outcome
+        only (CUDA samples conjugateGradientMultiDeviceCG, `-g`, `-c` and `-g -c`, a .global
+        added: libcu++'s ten one-byte `__cpo` objects come out in another order;
+        tests/probes_edits/add_beside_ties, every mode)."""
+        whole = self.ordering_mode().whole_program
+
+        def section(d: DataObject) -> tuple[str, bool] | None:
+            if d.space == "global" and d.linkage != "extern":
+                return ("global", d.init is not None)
+            if d.space == "const" and not whole:
+                return ("const", True)
+            return None
+
+        read = {id(d) for d in data}
+        now = {id(d) for d in self.data}
+        changed = [d for d in self.data if id(d) not in read] + [d for d in data if id(d) not in now]
+        for d in changed:
+            where = section(d)
+            if where is None:
+                continue
+            peers = [x for x in data if section(x) == where]
+            keys = collections.Counter((x.align, x.size) for x in peers)
+            tie = next((x for x in peers if keys[(x.align, x.size)] > 1 and x is not d), None)
+            if tie is not None:
+                what = "add" if id(d) not in read else "drop"
+                raise ModelError(
+                    f"cannot {what} {d.name!r}: ptxas sorts its section by alignment and size, and orders {tie.name!r} and the others of its alignment and size anew, in an order the cubin does not tell"
+                )
 
     def _refuse_missing_from_ptx_text(self, known: set[str]) -> None:
         """ModelError when the PTX text the module embeds (``.nv_debug_ptx_txt``, under
@@ -1097,8 +1148,10 @@ class Module:
         ``add_constant``, visible, is placed before the static ones;
         tests/probes_edits/add_global_slot). Only functions whose code reads the bank count
         (:func:`_reads_constant_bank`). A function given new code, or data added back in the
-        cubin's order, passes."""
-        if not self.ordering_mode().whole_program:
+        cubin's order, passes. -g alike (not position independent: no .nv.constant4, but the
+        code reads .nv.constant3 at fixed offsets; CUDA samples ParticleSystem_cuda -g with a
+        .const added: cudaParams moves to 0x8, the kernels read it there)."""
+        if self.options.get("compile_only"):
             return
         code = {f.sass for f in functions if f.sass}
         kept = [f for f in self.functions if f.sass and f.sass in code]
