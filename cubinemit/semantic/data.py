@@ -681,6 +681,16 @@ def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Secti
             aligns = search_alignments(placed[sid], s.addralign, relayout)
         if aligns is None or not relayout(aligns):
             raise NotImplementedError(f"{s.name}: the layout of {', '.join(v.name for v in variables)} is not reproduced by ptxas's rule with any inferred alignment")
+        if sort:
+            # C and C++ sizes are multiples of their alignment (nvcc declares `.align 1 .b8
+            # x[1]`); where the layout holds with each alignment capped so, the capped ones are
+            # taken: an offset alone over-states it (libcu++'s one-byte __cpo objects after an
+            # 8-byte variable, the first at 0x8: 4 reproduces the layout, and so does 1), and a
+            # variable added beside them sorts by the true ones (CUDA samples
+            # conjugateGradientMultiDeviceCG; tests/probes_edits/add_beside_ties)
+            natural = {name: min(aligns[name], size & -size) for name, _, size in placed[sid]}
+            if natural != aligns and relayout(natural):
+                aligns = natural
         for v in variables:
             v.align = aligns[v.name]
 

@@ -963,13 +963,15 @@ class Module:
 
     def _refuse_reshuffled_ties(self, data: tuple[DataObject, ...]) -> None:
         """ModelError when a .global or .const variable is added to, or dropped from, a section
-        whose variables read from the cubin share an alignment and a size. ptxas sorts such a
-        section by alignment and size (.nv.constant3 outside whole program only), and the
-        equal ones come out in an order that depends on the whole list: a merge sort that
-        splits it alternately, which another variable reshuffles. The cubin keeps one outcome
-        only (CUDA samples conjugateGradientMultiDeviceCG, `-g`, `-c` and `-g -c`, a .global
-        added: libcu++'s ten one-byte `__cpo` objects come out in another order;
-        tests/probes_edits/add_beside_ties, every mode)."""
+        whose variables read from the cubin share an alignment and a size while one of them
+        holds an alignment its size does not (C and C++ sizes are multiples of their
+        alignment). ptxas sorts such a section by alignment and size (.nv.constant3 outside
+        whole program only), and the equal ones come out in an order that depends on the whole
+        list (alloc._common.list_sort), which another variable reshuffles: the builder follows
+        it where the alignments are the true ones, and the decomposer takes the natural ones
+        wherever they reproduce the layout (CUDA samples conjugateGradientMultiDeviceCG,
+        libcu++'s one-byte `__cpo` objects; tests/probes_edits/add_beside_ties). An alignment
+        above that says the offsets alone told it, and the true one may be less."""
         whole = self.ordering_mode().whole_program
 
         def section(d: DataObject) -> tuple[str, bool] | None:
@@ -987,6 +989,8 @@ class Module:
             if where is None:
                 continue
             peers = [x for x in data if section(x) == where]
+            if all(x.align <= x.size & -x.size for x in peers):
+                continue
             keys = collections.Counter((x.align, x.size) for x in peers)
             tie = next((x for x in peers if keys[(x.align, x.size)] > 1 and x is not d), None)
             if tie is not None:
