@@ -1308,7 +1308,6 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 return
 
 
-
 def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
     """-g from sm_90 on: an extern's users were read off section sizes, and once an object is
     coloured into .nv_debug.shared every kernel gets a .nv.shared.<k> of the reserved base's
@@ -1355,6 +1354,7 @@ def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
         else:  # the sections tell: it reaches the extern
             for d, users in zip(holding, before):
                 d.users = users
+
 
 #: the name a dropped .shared variable gets (ptxas keeps none): nothing derived from it is named
 PHANTOM_NAME = "$dropped_shared{n}"

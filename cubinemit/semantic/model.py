@@ -718,7 +718,7 @@ def unmodelled_options(options: Mapping[str, object], *, kernels: int) -> str | 
     if options.get("tools_patch") and not options.get("debug"):
         # whole program without kernels keeps every device function, each with its symbol,
         # its .nv.info.<f> and no .nv.prototype; under -g the debug rules make those already
-        # (tests/probes_flags declined_flags toolspatch)
+        # (tests/probes_flags/tools_patch)
         return "-astoolspatch output without -g is not implemented yet"
     pic = options.get("pic")
     if pic == "true" and options.get("compile_only"):
