@@ -1810,6 +1810,24 @@ def test_add_shared_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
     assert module.to_cubin() == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_c_shared_names_lead_back_to_the_ptx_text(ptxas_ok, tmp_path, target):
+    """-c names function-scope .shared variables `$__<name>__<line>`, with `$<n>` for one in a
+    nested block (tests/probes_edits/c_nested_shared). The text check looks each up by the
+    name the PTX declares: such a variable added with the text that declares it passes
+    (a kernel given an own nested-block array under -lineinfo -c was refused before)."""
+    from cubinemit.semantic.model import _ptx_name
+
+    src = EDIT_PROBES / "c_nested_shared.ptx"
+    module = Module.from_cubin(_compile(tmp_path, src.stem, src.read_text(), target, "lineinfo_c"))
+    names = sorted(d.name for d in module.data if d.space == "shared")
+    assert names == ["$__inner2__12$1", "$__inner__11$1", "$__top__10"]
+    assert [_ptx_name(n) for n in names] == ["inner2", "inner", "top"]
+    at = next(i for i, d in enumerate(module.data) if d.name == "$__inner__11$1")
+    module.data[at] = attrs.evolve(module.data[at], users=list(module.data[at].users))  # declared anew
+    assert module.to_cubin() == _compile(tmp_path, src.stem, src.read_text(), target, "lineinfo_c")
+
+
 def test_constant_bank_reads_are_read_from_the_encoding():
     """The bank of a constant operand sits in bits 54-58 of an instruction's first word
     (cuobjdump: `MOV R1, c[0x0][0x28]` is 0x00000a0000017a02, `MOV R2, RZ` 0x000000ff00027202)."""

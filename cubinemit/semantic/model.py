@@ -680,8 +680,9 @@ def _made_by_reader(name: str) -> bool:
 
 def _ptx_name(name: str) -> str:
     """The name the PTX text declares a variable by: -c names a function-scope .shared one
-    ``$__<name>__<PTX line>``."""
-    m = re.fullmatch(r"\$__(.+)__\d+", name)
+    ``$__<name>__<PTX line>``, and ``$__<name>__<PTX line>$<n>`` when declared in a nested
+    ``{ }`` block (measured: ``$__inner__8$1``)."""
+    m = re.fullmatch(r"\$__(.+?)__\d+(?:\$\d+)?", name)
     return m.group(1) if m else name
 
 
