@@ -1774,36 +1774,29 @@ def test_add_kernel_without_the_functions_it_holds_copies_of(ptxas_ok, tmp_path)
         module.to_cubin()
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_100a"))
-@pytest.mark.parametrize("mode", ["lineinfo", "g"])
-def test_add_global_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
-    """-lineinfo and -g embed the PTX text ptxas compiled: a variable added without the text
-    that declares it is refused, naming .nv_debug_ptx_txt; given ptxas's text of the edited
-    PTX, the build is ptxas's."""
-    text = ADD_GLOBAL_SLOT.read_text()
-    orig = _compile(tmp_path, "add_global_slot", text, target, mode)
-    want = _compile(tmp_path / "static", "add_global_slot", text + ADDED_STATIC, target, mode)
-    module = Module.from_cubin(orig)
-    module.add_global("added", 12, align=4, init=bytes(range(1, 13)))
-    with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names 'added'"):
-        module.to_cubin()
-    edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
-    module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]
-    assert module.to_cubin() == want
+#: (name, its PTX declaration, how the API declares it): each added variable needs the text
+_ADDED_VARIABLES = {
+    "added": (ADDED_STATIC, lambda m: m.add_global("added", 12, align=4, init=bytes(range(1, 13)))),
+    # before, the check looked at .global and .const variables only, and a visible .shared
+    # array added under -g kept the old text (llm.c, every dev kernel file, sm_90 -g)
+    "added_sh": ("\n.visible .shared .align 4 .b8 added_sh[64];\n", lambda m: m.add_shared("added_sh", 64, align=4, visible=True)),
+}
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
 @pytest.mark.parametrize("mode", ["lineinfo", "g"])
-def test_add_shared_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode):
-    """The same for a .shared variable: the embedded text must declare it. Before, the check
-    looked at .global and .const variables only, and a visible .shared array added under -g
-    kept the old text (llm.c, every dev kernel file, sm_90 -g)."""
+@pytest.mark.parametrize("name", sorted(_ADDED_VARIABLES))
+def test_added_variable_needs_the_ptx_text(ptxas_ok, tmp_path, target, mode, name):
+    """-lineinfo and -g embed the PTX text ptxas compiled: a variable (of any space) added
+    without the text that declares it is refused, naming .nv_debug_ptx_txt; given ptxas's
+    text of the edited PTX, the build is ptxas's."""
+    decl, add = _ADDED_VARIABLES[name]
     text = ADD_GLOBAL_SLOT.read_text()
     orig = _compile(tmp_path, "add_global_slot", text, target, mode)
-    want = _compile(tmp_path / "shared", "add_global_slot", text + "\n.visible .shared .align 4 .b8 added_sh[64];\n", target, mode)
+    want = _compile(tmp_path / name, "add_global_slot", text + decl, target, mode)
     module = Module.from_cubin(orig)
-    module.add_shared("added_sh", 64, align=4, visible=True)
-    with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names 'added_sh'"):
+    add(module)
+    with pytest.raises(ModelError, match=r"\.nv_debug_ptx_txt \(the PTX text ptxas embeds\) never names " + repr(name)):
         module.to_cubin()
     edited_text = next(d for d in Module.from_cubin(want).debug if d.name == ".nv_debug_ptx_txt")
     module.debug = [edited_text if d.name == ".nv_debug_ptx_txt" else d for d in module.debug]
