@@ -600,6 +600,13 @@ def constant4_slots(obj: ElfObject) -> list[ElfRelocation] | None:
     return sorted((r for s in obj.relocation_sections() if s.info is bank and not s.mercury for r in s.relocs or ()), key=lambda r: r.offset)
 
 
+def sorted_by_alignment(name: str, mode: Mode) -> bool:
+    """Whether ptxas lays data section ``name`` out sorted by alignment and size
+    (alloc.data._sorted_section): every one but whole program's .nv.constant3, which keeps
+    declaration order."""
+    return name != CONSTANT3 or mode is not Mode.WHOLE_PROGRAM
+
+
 def section_variables(data: Sequence[DataObject], name: str) -> list[DataObject]:
     """The .global/.const variables of ``data`` that live in data section ``name``."""
     return [d for d in data if d.space in ("global", "const") and section_of(d) == name]
@@ -666,7 +673,7 @@ def _decompose_data_in(obj: ElfObject, module: Module, sections: dict[int, Secti
                 ranks = [rank[v.name] for v in owners if v is not None]
                 if ranks != sorted(ranks):
                     raise NotImplementedError(f"{m.name}: the relocation entries are not in this declaration order")
-        sort = s.name != CONSTANT3 or mode is not Mode.WHOLE_PROGRAM
+        sort = sorted_by_alignment(s.name, mode)
 
         def relayout(aligns: dict[str, int], s: Section = s, variables: list[DataObject] = variables) -> bool:
             if s.name == CONSTANT3:
@@ -801,7 +808,7 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         # a later kernel's resolved references ask .rel and .rela (the .rela kept empty): a
         # kernel that asked neither references none (random probe r3025: k0's unused k0v0)
         asked = {slot.text for slot in obj.shstrtab.slots}
-        idle |= {k for k in texts if f".rel.text.{k}" not in asked and f".rela.text.{k}" not in asked}
+        idle |= {k for k in texts if not _asked_relocations(asked, k)}
     empty = []
     for s in sections:
         kernel = s.name[len(".nv.shared.") :]
@@ -817,6 +824,13 @@ def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom]
         module.data.append(DataObject(DYNAMIC_SHARED, "shared", 0, max(s.addralign for s in empty), linkage="extern", users=_dynamic_users(obj, module, empty)))
     if family_of(obj.sm) is not Family.LEGACY:
         _dead_shared_references(obj, module)
+
+
+def _asked_relocations(asked: set[str], function: str) -> bool:
+    """Whether ptxas asked for a relocation section of ``function``'s code (``asked``: the
+    section names its string tables keep, made sections and dropped ones alike); a resolved
+    reference asks .rel.text.<f> and .rela.text.<f>, and keeps the .rela empty."""
+    return f".rel.text.{function}" in asked or f".rela.text.{function}" in asked
 
 
 def _kernels_with_copies(obj: ElfObject) -> set[str]:
@@ -1349,7 +1363,7 @@ def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
         if in_bytes() == reference:
             # a resolved shared reference asks .rel.text.<k> and .rela.text.<k> (the .rela kept
             # empty): a kernel that asked neither references none
-            if f".rel.text.{k}" in asked or f".rela.text.{k}" in asked:
+            if _asked_relocations(asked, k):
                 fn.facts["shared_use_unknown"] = True
         else:  # the sections tell: it reaches the extern
             for d, users in zip(holding, before):
@@ -1741,7 +1755,7 @@ def decompose_reserved_reads(obj: ElfObject, module: Module) -> None:
         elif name is not None and current in funcs:
             refs.setdefault(current, []).append(name)
             cap_deleted = cap_deleted or (name == "cap" and y.name_slot is None)
-            resolved_here = f".rel.text.{current}" in asked or f".rela.text.{current}" in asked
+            resolved_here = _asked_relocations(asked, current)
             if not blackwell and (y.name_slot is not None or not resolved_here):
                 dead.setdefault(current, []).append(name)
     if blackwell:

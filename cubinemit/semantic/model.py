@@ -854,7 +854,8 @@ class Module:
         if txt is None:
             return
         for d in self.debug:
-            if d.name in LINE_TABLES and b".nv_debug_ptx_txt." in bytes(d.data) and name_bytes(txt.name) + b"\0" not in bytes(d.data):
+            data = bytes(d.data) if d.name in LINE_TABLES else b""
+            if b".nv_debug_ptx_txt." in data and name_bytes(txt.name) + b"\0" not in data:
                 raise ModelError(f"{d.name} names another PTX text than {txt.name}: give the line tables of the build that embeds that text too")
 
     def _copy_names_after_additions(self) -> list[Function]:
@@ -973,14 +974,15 @@ class Module:
         wherever they reproduce the layout (CUDA samples conjugateGradientMultiDeviceCG,
         libcu++'s one-byte `__cpo` objects; tests/probes_edits/add_beside_ties). An alignment
         above that says the offsets alone told it, and the true one may be less."""
-        whole = self.ordering_mode().whole_program
+        from .data import alloc_mode, section_of, sorted_by_alignment
 
-        def section(d: DataObject) -> tuple[str, bool] | None:
-            if d.space == "global" and d.linkage != "extern":
-                return ("global", d.init is not None)
-            if d.space == "const" and not whole:
-                return ("const", True)
-            return None
+        mode = alloc_mode(self)
+
+        def section(d: DataObject) -> str | None:
+            if d.space not in ("global", "const") or d.linkage == "extern":
+                return None
+            name = section_of(d)
+            return name if sorted_by_alignment(name, mode) else None
 
         read = {id(d) for d in data}
         now = {id(d) for d in self.data}
