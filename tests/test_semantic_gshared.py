@@ -69,6 +69,16 @@ A weak kernel (nvcc -G template instantiations) rebuilds or declines (weak_entry
 
 Twenty-four kernels sharing one variable (gsh_many_users, as Warp's smem_base) are all its users:
 the user search tries only sets holding the kernels whose section ends at the variable.
+
+Indirect calls (minimised from random -g modules with function pointers, which all declined):
+
+* an indirect call reaches every address-taken function whose signature is its prototype's
+  (gsh_indirect_call, gsh_indirect_proto), taken by code or by a global's initialiser
+  (gsh_indirect_table), and their callees (gsh_indirect_transitive), also when a device function
+  makes the call (gsh_indirect_via_callee); taking an address alone reaches nothing
+  (gsh_indirect_taken, whose function names .nv_debug.shared first, right after its code);
+* from sm_90 on a kernel made before the cap reaches a coloured object through a callee, so every
+  kernel calling that callee is a user as well (gsh_early_through_callee).
 """
 
 from __future__ import annotations
@@ -129,6 +139,18 @@ def test_cap_moves_use_to_callee(ptxas_ok):
     k1 names it itself."""
     users = _shared("gsh_cap_callee", "sm_90")["m0"].users
     assert "k0" not in users and "k1" in users and set(users) & {"fn0", "fn1"}
+
+
+def test_indirect_call_reaches_taken_functions_of_its_signature(ptxas_ok):
+    """k0 calls through a pointer with prototype #ii: f0 (#ii, taken by k2) is privatised to
+    it, f2 (#il, taken by k1) stays coloured in .nv_debug.shared; shared_calls says why."""
+    from cubinemit.semantic.data import shared_calls
+
+    data = _cubin("gsh_indirect_proto", "sm_90")
+    where = {y.name: y.section.name for y in read_cubin(data).symbols if y.name.endswith("_sh")}
+    assert where["f0_sh"] == ".nv.shared.k0" and where["f2_sh"] == ".nv_debug.shared"
+    edges = shared_calls(decompose(read_cubin(data)))
+    assert "f0" in edges["k0"] and "f2" not in edges["k0"] and edges["k1"] == [] and edges["k2"] == []
 
 
 def test_orphan_sections_depend_on_alignment(ptxas_ok):

@@ -727,13 +727,14 @@ def _shared_module(module: Module) -> SharedModule | None:
     scope = {"visible": SharedScope.VISIBLE, "weak": SharedScope.VISIBLE, "extern": SharedScope.EXTERN}
     variables = [SharedVar(d.name, d.size, d.align, scope.get(d.linkage, SharedScope.INTERNAL)) for d in shared if d.scope is None]
     defined = {f.name for f in module.functions if f.linkage != "extern"}
+    edges = shared_calls(module)
     functions = []
     for f in module.functions:
         if f.name not in defined:
             continue
         own = tuple(SharedVar(d.name, d.size, d.align) for d in shared if d.scope == f.name)
         uses = frozenset(d.name for d in shared if f.name in d.users)
-        calls = tuple(dict.fromkeys(c for c in f.calls if c in defined))
+        calls = tuple(dict.fromkeys(c for c in edges[f.name] if c in defined))
         functions.append(SharedFunction(f.name, kernel=f.is_kernel, shared=own, uses=uses, calls=calls))
     return SharedModule(tuple(variables), tuple(functions))
 
@@ -743,16 +744,44 @@ def _shared_module(module: Module) -> SharedModule | None:
 Phantom = tuple[DataObject, "int | None"]
 
 
-def call_closure(funcs: Mapping[str, Function], name: str) -> set[str]:
-    """``name`` and every function of ``funcs`` it reaches through calls."""
+def call_closure(funcs: Mapping[str, Function], name: str, edges: Mapping[str, Sequence[str]] | None = None) -> set[str]:
+    """``name`` and every function of ``funcs`` it reaches through calls (``edges``: each
+    function's callees, when not its ``calls``: :func:`shared_calls`)."""
     seen: set[str] = set()
     stack = [name]
     while stack:
         n = stack.pop()
         if n not in seen and n in funcs:
             seen.add(n)
-            stack.extend(funcs[n].calls)
+            stack.extend(funcs[n].calls if edges is None else edges[n])
     return seen
+
+
+def shared_calls(module: Module) -> dict[str, list[str]]:
+    """Each function's callees as ptxas's -g shared-memory allocator follows them: its direct
+    calls and, for a function making indirect calls, every address-taken function whose
+    signature is one of its calls' prototypes (each one taken where the prototypes are not
+    known). Measured on sm_90 -g (tests/probes_gshared/gsh_indirect_*): a kernel whose only
+    path to a device function is a call through a pointer, taken by any function or by a
+    global's initialiser, gets that function's .shared variables (and its callees') privatised
+    in its section; a function of another signature stays coloured. Taking an address alone
+    reaches nothing under -g. Whole-program builds are not given these edges: there a taking
+    reaches too (a kernel storing f0's address gets f0_sh), but the reader holds each kernel's
+    shared memory as one block, so only modules built from scratch would need them."""
+    edges = {f.name: list(f.calls) for f in module.functions}
+    if alloc_mode(module) is not Mode.DEBUG or not any(f.has_indirect_call for f in module.functions):
+        return edges
+    from ..funcorder import signature, taken_functions
+    from .decompose import ptx_functions
+
+    ptx = {p.name: p for p in ptx_functions(module)}
+    taken = [f.name for f in module.functions if f.name in taken_functions(list(ptx.values())) and not f.is_kernel]
+    sm = module.sm
+    for f in module.functions:
+        if f.has_indirect_call:
+            protos = set(f.call_prototypes)
+            edges[f.name] += [t for t in taken if t not in edges[f.name] and (not protos or signature(ptx[t], sm) in protos)]
+    return edges
 
 
 def decompose_shared(obj: ElfObject, module: Module, phantoms: Sequence[Phantom] = (), budget: list[int] | None = None, walk_stop: str | None = None, walk: Sequence[str] = ()) -> None:
@@ -1057,6 +1086,8 @@ def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple
     idle = {f".nv.shared.{k}" for k in texts if not calls.get(k)} if family_of(obj.sm) is not Family.LEGACY else set()
     if first_data is not None:
         for i, t in enumerate(slots[first_data:], first_data):
+            if t == stop:
+                break
             if t in _DATA_NAMES or t in data_names or t == "" or t.startswith(".nv.reservedSmem."):
                 walk.add(t)
                 continue
@@ -1068,7 +1099,7 @@ def _data_walk(obj: ElfObject, module: Module, stop: str | None = None) -> tuple
             # a module variable privatised to a kernel, named in the walk: the walk made
             # .nv_debug.shared before it; else it is the kernel's own variable its code names
             # first (random -g probe: `S:.nv.global o:gout o:k0v0 ~.rel.text.k0`)
-            if t != stop and DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") and y.section.name not in idle for y in obj.symbols):
+            if DEBUG_SHARED in slots[:i] and t not in after_cap and any(y.name == t and y.section is not None and y.section.name.startswith(".nv.shared.") and y.section.name not in idle for y in obj.symbols):
                 walk.add(t)
                 shared_names.append(t)
                 continue
@@ -1284,7 +1315,8 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 d.users = [capped.name]
 
     kernels = [f.name for f in module.functions if f.is_kernel]
-    reaches = {k: call_closure(funcs, k) for k in kernels}
+    edges = shared_calls(module)
+    reaches = {k: call_closure(funcs, k, edges) for k in kernels}
     position = {n: i for i, n in enumerate(texts)}
     for d in module.data:
         if d.space != "shared" or d.scope is not None or not any(u in early for u in d.users):
@@ -1348,6 +1380,7 @@ def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
         return None if layout is None else (layout.sections, layout.symbols)
 
     reference = in_bytes()
+    edges = shared_calls(module)
     for k in texts[texts.index(cap_after) + 1 :]:
         fn = funcs.get(k)
         holding = [d for d in externs if k in d.users]
@@ -1355,7 +1388,7 @@ def _unknown_extern_users(obj: ElfObject, module: Module) -> None:
             continue
         if any(d.space == "shared" and d.linkage != "extern" and k in d.users for d in module.data):
             continue  # it names shared memory anyway
-        if any(_accesses_shared(funcs[g]) for g in call_closure(funcs, k)):
+        if any(_accesses_shared(funcs[g]) for g in call_closure(funcs, k, edges)):
             continue
         before = [list(d.users) for d in holding]
         for d in holding:
@@ -1377,6 +1410,27 @@ PHANTOM_NAME = "$dropped_shared{n}"
 def walked_in_kernel_sections(obj: ElfObject, module: Module) -> list[str]:
     """-g: the walk's names that live in kernel sections, in walk order (see :func:`_data_walk`)."""
     return _data_walk(obj, module)[1]
+
+
+def walked_after_device_code(obj: ElfObject, module: Module) -> list[str]:
+    """-g: where the first data section is .nv_debug.shared, made right after a device
+    function's code, the names in it that follow: that function's own variables, coloured there,
+    read as the data walk's (an address-taken function no kernel calls, the first to name
+    shared memory, sm_90: `.text.f0 .nv_debug.shared f0_sh .nv.info.f0`;
+    tests/probes_gshared/gsh_indirect_taken). A retry of :func:`_settle_debug_shared` ends the
+    walk before one of them."""
+    slots = [slot.text for slot in obj.strtab.slots]
+    at = slots.index(DEBUG_SHARED) if DEBUG_SHARED in slots else -1
+    first_data = next((i for i, t in enumerate(slots) if t in _DATA_NAMES), None)
+    if at < 1 or first_data != at or not slots[at - 1].startswith(".text.") or slots[at - 1][len(".text.") :] not in _shared_declarers(module):
+        return []
+    debug = {y.name for y in obj.symbols if y.section is not None and y.section.name == DEBUG_SHARED and y.bind == STB_LOCAL}
+    names = []
+    for t in slots[at + 1 :]:
+        if t not in debug:
+            break
+        names.append(t)
+    return names
 
 
 def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject]) -> Iterator[list[Phantom]]:
@@ -1476,16 +1530,27 @@ def _infer_coloured(
     # a kernel made before it without callees reaches no coloured object, and a device
     # function it follows names one that every kernel reaching it reaches
     funcs_by_name = {f.name: f for f in module.functions}
+    edges = shared_calls(module)
 
     idle: set[str] = set()
     cap_needs: set[str] | None = None
+    # an early kernel (made before the cap) names no shared memory: it reaches an object through
+    # a callee made after the cap, so every kernel reaching that callee reaches the object too
+    # (:func:`_direct_users`; random -g probe r0056 sm_90: k0 reaches s1 through f0, which k1
+    # calls as well, so s1's users are k0, k1 and k2, not only k0 and k2); the kernel sets each
+    # early kernel needs one of
+    through: dict[str, list[frozenset[str]]] = {}
     if obj is not None and family_of(obj.sm) is not Family.LEGACY:
         texts, cap_after = _cap_position(obj)
         early = texts[: texts.index(cap_after)] if cap_after is not None else texts
-        idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not funcs_by_name[k].calls}
+        idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not edges[k]}
+        closure = {k: call_closure(funcs_by_name, k, edges) for k in names}
+        for k in early:
+            if k in closure and k not in idle:
+                through[k] = [frozenset(x for x in names if g in closure[x]) for g in closure[k] - {k} if g in texts and g not in early and not funcs_by_name[g].is_kernel]
         cap_fn = funcs_by_name.get(cap_after or "")
         if cap_fn is not None and not cap_fn.is_kernel and not shared_user(module, cap_fn.name):
-            cap_needs = {k for k in names if cap_fn.name in call_closure(funcs_by_name, k)} or None
+            cap_needs = {k for k in names if cap_fn.name in call_closure(funcs_by_name, k, edges)} or None
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
     # objects whose kernels are known (privatised module objects, externs) may be the one
     coloured_names = {o.name for o in order}
@@ -1501,13 +1566,13 @@ def _infer_coloured(
         deadline.setdefault(at[-1], []).append(k)
     # an object no kernel reaches needs a user nobody calls (a device function)
     reached = set()
-    stack = [c for f in module.functions if f.is_kernel for c in f.calls]
+    stack = [c for f in module.functions if f.is_kernel for c in edges[f.name]]
     funcs = {f.name: f for f in module.functions}
     while stack:
         name = stack.pop()
         if name not in reached and name in funcs:
             reached.add(name)
-            stack.extend(funcs[name].calls)
+            stack.extend(edges[name])
     uncalled = [f.name for f in module.functions if not f.is_kernel and f.linkage != "extern" and f.name not in reached]
 
     def candidates(o: SharedObject, required: frozenset[str]) -> Iterator[frozenset[str]]:
@@ -1528,7 +1593,9 @@ def _infer_coloured(
         rest = [k for k in ks if k not in required]
         for r in range(max(2, len(required)), len(ks) + 1):  # one kernel would have privatised it
             for combo in itertools.combinations(rest, r - len(required)):
-                yield frozenset(combo) | required
+                users = frozenset(combo) | required
+                if all(any(need <= users for need in through[k]) for k in users if k in through):
+                    yield users
 
     if budget is None:
         budget = [COLOUR_SEARCH_LIMIT]  # steps left, shared by the caller's attempts when given

@@ -876,7 +876,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     hypothesis whose rebuild matches is kept; else the first failure is raised. Bounded by
     PHANTOM_LIMIT hypotheses, PHANTOM_REBUILDS rebuilds and PHANTOM_SEARCH_STEPS steps of the
     colour search."""
-    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses, walked_in_kernel_sections
+    from .data import SearchBudgetExceeded, decompose_shared, phantom_hypotheses, walked_after_device_code, walked_in_kernel_sections
 
     if isinstance(error, SearchBudgetExceeded):
         raise error  # too many kernels to search: a dropped variable would not make it cheaper
@@ -899,6 +899,8 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     # variables
     stops = walked_in_kernel_sections(obj, module)
     hypotheses = [((), stop) for stop in reversed(stops)]
+    # then: the walk is a device function's own variables (its code made .nv_debug.shared)
+    hypotheses += [((), stop) for stop in walked_after_device_code(obj, module)]
     for n, (phantoms, stop) in enumerate(itertools.chain(hypotheses, ((p, None) for p in phantom_hypotheses(obj, module, base)))):
         if n >= PHANTOM_LIMIT or rebuilds >= PHANTOM_REBUILDS or budget[0] <= 0:
             break
