@@ -1238,6 +1238,38 @@ def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_
     assert got == want
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_c_remove_refused_where_launch_bounds_cap_a_device_function(ptxas_ok, tmp_path, monkeypatch, target):
+    """Optimised -c compiles the module's own device functions within their callers' tightest
+    register budget too: without k0 (.maxnreg 32) ptxas compiles f1, which k1 still calls,
+    anew. The removal is refused; let through, it differs from ptxas
+    (tests/probes_edits/c_bounds_callee, a random synthetic module)."""
+    src = EDIT_PROBES / "c_bounds_callee.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "c")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k0"), target, "c")
+    before = {f.name: f.sass for f in decompose(read_cubin(data)).functions}
+    assert {f.name: f.sass for f in decompose(read_cubin(want)).functions}["f1"] != before["f1"]
+    _assert_removal_refused(data, "k0", "under -c 'k0''s launch bounds cap the registers of")
+    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
+    module = decompose(read_cubin(data))
+    module.remove_function("k0")
+    assert build(module) != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+def test_g_remove_refused_beside_an_uncalled_user(ptxas_ok, tmp_path, target):
+    """-g: s0 is k0's and uncalled f1's, read as k0's alone; without k0 ptxas keeps it for f1
+    (tests/probes_edits/g_shared_uncalled), so the removal is refused, and k1's is exact."""
+    src = EDIT_PROBES / "g_shared_uncalled.ptx"
+    data = _compile(tmp_path, src.stem, src.read_text(), target, "g")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(src.read_text(), "k0"), target, "g")
+    assert any(y.name == "s0" for y in read_cubin(want).symbols)
+    _assert_removal_refused(data, "k0", "'s0' may belong to 'f1', which ptxas still compiles without it")
+    got, want = _removed(tmp_path / "k1", src, "k1", target, "g")
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
 def test_g_remove_beside_a_kernel_with_the_same_bounds_matches_ptxas(ptxas_ok, tmp_path, target):
     """With k_free given k_bounded's launch bounds too, the budget stays and the removal is
@@ -1317,7 +1349,7 @@ def test_g_remove_renumbers_the_shared_names_declared_again(ptxas_ok, tmp_path, 
     "probe, kernel, targets, why",
     [
         ("g_shared_layout", "ka", ("sm_75", "sm_90", "sm_100a", "sm_120"), r"lays the shared memory out anew without it \(whether kernels share a variable"),
-        ("g_shared_layout", "kd", ("sm_75",), "'hs' may belong to 'f', which stays without its caller"),
+        ("g_shared_layout", "kd", ("sm_75",), "'hs' may belong to 'f', which ptxas still compiles without it"),
     ],
 )
 def test_g_remove_refused_where_the_shared_layout_moves(ptxas_ok, tmp_path, monkeypatch, probe, kernel, targets, why):

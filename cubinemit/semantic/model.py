@@ -1126,14 +1126,14 @@ class Module:
         removal checks' converse, :meth:`_refuse_moved_debug_sequences`,
         :meth:`_refuse_loosened_register_budget`)."""
         debug = self.device_debug
-        if not debug and not (self.options.get("compile_only") and self.options.get("opt_level") == 0):
+        if not debug and not self.options.get("compile_only"):
             return
         from .data import call_closure
 
         added = {f.name for f in self._added_since_read()}
         by_name = {f.name: f for f in self.functions}
         old = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in added]
-        mode = "-g" if debug else "-c -O0"
+        mode = self._budget_mode()
         for k in self.functions:
             if not k.is_kernel or k.name not in added:
                 continue
@@ -1142,7 +1142,7 @@ class Module:
                 continue
             if debug and not self.options.get("compile_only") and k.constants:
                 raise ModelError(f"cannot add kernel {k.name!r}: under -g its .nv.constant2 holds constants of the functions it calls ({callees[0]!r}), which ptxas then lays out anew (their code changes)")
-            capped = _first_newly_capped(k, callees, old) if _caps_registers(k) else None
+            capped = _first_newly_capped(k, self._budgeted(set(callees)), old) if _caps_registers(k) else None
             if capped is not None:
                 raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {capped!r}, which ptxas then compiles anew")
 
@@ -2169,10 +2169,12 @@ class Module:
         # them: annotate_notes -g -suppress-debug-info without k_annotated, whose .maxnreg
         # capped scale, came out with the old .debug_frame; tests/probes_flags)
         if not self.device_debug:
-            if self.options.get("compile_only") and self.options.get("opt_level") == 0:
+            if self.options.get("compile_only"):
                 # -c -O0 calls every function through the ABI as -g does, and compiles each
                 # once within its callers' tightest budget (tests/probes_edits g_bounds_callee
-                # -O0 -c sm_90 without k_bounded: the division slow path's code changes)
+                # -O0 -c sm_90 without k_bounded: the division slow path's code changes);
+                # optimised -c does so for the module's own device functions, not ptxas's
+                # builtins (tests/probes_edits c_bounds_callee)
                 self._refuse_loosened_register_budget(edit, gone)
             return
         self._refuse_recompiled_under_g(edit, gone)
@@ -2321,6 +2323,24 @@ class Module:
             if _nvinfo(f).get("legacy_bindless") is not None:
                 raise ModelError(f"cannot {edit}: {f.name!r} carries BINDLESS records whose repetition depends on the kernels around it (below sm_90, -c and -g), which is not modelled")
 
+    def _budget_mode(self) -> str:
+        """The mode whose register budgets :meth:`_budgeted` follows, for messages."""
+        if self.device_debug:
+            return "-g"
+        return "-c -O0" if self.options.get("opt_level") == 0 else "-c"
+
+    def _budgeted(self, callees: set[str]) -> list[str]:
+        """The ``callees`` ptxas compiles within their callers' tightest register budget: all
+        under -g and -c -O0; under optimised -c the module's own device functions, not ptxas's
+        builtins (random synthetic modules, sm_75/sm_90 -c: static f1, called by k0 with .maxnreg
+        32 and by k1, changes without k0 although it uses 24 registers; probe c_bounds_callee;
+        g_bounds_callee's division slow path stays the same without k_bounded)."""
+        if self.device_debug or self.options.get("opt_level") == 0:
+            return sorted(callees)
+        from ..funcorder import is_builtin_name
+
+        return sorted(c for c in callees if not is_builtin_name(c))
+
     def _refuse_loosened_register_budget(self, edit: str, gone: set[str]) -> None:
         """ModelError when a -g removal takes away a kernel whose launch bounds (.maxntid,
         .reqntid, .minnctapersm, .maxnreg) cap the registers of the functions it calls while
@@ -2336,12 +2356,12 @@ class Module:
         from .data import call_closure
 
         by_name = {f.name: f for f in self.functions}
-        mode = "-g" if self.device_debug else "-c -O0"
+        mode = self._budget_mode()
         kept = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not _caps_registers(k):
                 continue
-            capped = _first_newly_capped(k, sorted(call_closure(by_name, k.name) - {k.name} - gone), kept)
+            capped = _first_newly_capped(k, self._budgeted(call_closure(by_name, k.name) - {k.name} - gone), kept)
             if capped is not None:
                 raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
 
@@ -2430,11 +2450,19 @@ class Module:
             guessed = [u for u in d.users if u in by_name and u not in gone and not by_name[u].is_kernel and not any(r.symbol == d.name for r in by_name[u].relocations)]
             if d.linkage != "extern" and d.scope is None and guessed:
                 raise ModelError(f"cannot {edit}: under -g which device function uses {d.name!r} is not in the cubin ({guessed[0]!r} is taken for its user), and {device_gone[0]!r} may be it")
-        if dropped is not None and orphans:
+        if dropped is not None:
             # the users a -g decomposition records are the kernels that explain the layout: the
             # variable may be a kept callee's, which ptxas then colours (tests/probes_edits
-            # g_shared_layout without kd: f's hs stays, in .nv_debug.shared)
-            raise ModelError(f"cannot {edit}: under -g {dropped.name!r} may belong to {sorted(orphans)[0]!r}, which stays without its caller, and the cubin does not tell")
+            # g_shared_layout without kd: f's hs stays, in .nv_debug.shared), or a device
+            # function's that no kernel calls, compiled all the same (an object of one kernel and
+            # of uncalled functions is that kernel's; tests/probes_edits g_shared_uncalled
+            # without k0: s0 stays, at 0 in .nv_debug.shared)
+            kept_kernels = [f.name for f in self.functions if f.is_kernel and f.name not in gone]
+            reached = set().union(*(call_closure(by_name, k) for k in kept_kernels))
+            uncalled = {f.name for f in self.functions if not f.is_kernel and f.linkage not in ("extern", "builtin") and f.name not in gone and f.name not in reached}
+            holders = sorted(orphans | uncalled)
+            if holders:
+                raise ModelError(f"cannot {edit}: under -g {dropped.name!r} may belong to {holders[0]!r}, which ptxas still compiles without it, and the cubin does not tell")
         trial = attrs.evolve(
             self,
             functions=[f for f in self.functions if f.name not in gone],
