@@ -736,6 +736,17 @@ def _shared_module(module: Module) -> SharedModule | None:
         uses = frozenset(d.name for d in shared if f.name in d.users)
         calls = tuple(dict.fromkeys(c for c in edges[f.name] if c in defined))
         functions.append(SharedFunction(f.name, kernel=f.is_kernel, shared=own, uses=uses, calls=calls))
+    if alloc_mode(module) is Mode.DEBUG and any(f.address_taken for f in module.functions):
+        # -g lists the device functions' variables in .text order, which address takings move
+        # away from the declaration order (random -g module r2078: f3, f2, f1, f0, each with
+        # an equal-sized array, sort into colours f2, f0, f3, f1; tests/probes_gshared
+        # gsh_indirect_text_order)
+        from ..funcorder import function_order
+        from .decompose import ptx_functions
+
+        rank = {n: i for i, n in enumerate(function_order(ptx_functions(module), module.ordering_mode()))}
+        device = iter(sorted((f for f in functions if not f.kernel), key=lambda f: rank.get(f.name, len(rank))))
+        functions = [f if f.kernel else next(device) for f in functions]
     return SharedModule(tuple(variables), tuple(functions))
 
 
