@@ -787,11 +787,17 @@ def shared_calls(module: Module) -> dict[str, list[str]]:
 
     ptx = {p.name: p for p in ptx_functions(module)}
     taken = [f.name for f in module.functions if f.name in taken_functions(list(ptx.values())) and not f.is_kernel]
-    sm = module.sm
+
+    def signed(name: str) -> str | None:
+        try:
+            return signature(ptx[name], module.sm)
+        except ModelError:  # no .nv.prototype form (several return values): any call may reach it
+            return None
+
     for f in module.functions:
         if f.has_indirect_call:
             protos = set(f.call_prototypes)
-            edges[f.name] += [t for t in taken if t not in edges[f.name] and (not protos or signature(ptx[t], sm) in protos)]
+            edges[f.name] += [t for t in taken if t not in edges[f.name] and (not protos or signed(t) in protos or signed(t) is None)]
     return edges
 
 
