@@ -794,10 +794,11 @@ def shared_calls(module: Module) -> dict[str, list[str]]:
         except ModelError:  # no .nv.prototype form (several return values): any call may reach it
             return None
 
+    signatures = {t: signed(t) for t in taken}
     for f in module.functions:
         if f.has_indirect_call:
             protos = set(f.call_prototypes)
-            edges[f.name] += [t for t in taken if t not in edges[f.name] and (not protos or signed(t) in protos or signed(t) is None)]
+            edges[f.name] += [t for t in taken if t not in edges[f.name] and (not protos or signatures[t] in protos or signatures[t] is None)]
     return edges
 
 
@@ -1557,17 +1558,17 @@ def _infer_coloured(
     # calls as well, so s1's users are k0, k1 and k2, not only k0 and k2); the kernel sets each
     # early kernel needs one of
     through: dict[str, list[frozenset[str]]] = {}
+    closure = {k: call_closure(funcs_by_name, k, edges) for k in names}
     if obj is not None and family_of(obj.sm) is not Family.LEGACY:
         texts, cap_after = _cap_position(obj)
         early = texts[: texts.index(cap_after)] if cap_after is not None else texts
         idle = {k for k in early if k in funcs_by_name and funcs_by_name[k].is_kernel and not edges[k]}
-        closure = {k: call_closure(funcs_by_name, k, edges) for k in names}
         for k in early:
             if k in closure and k not in idle:
                 through[k] = [frozenset(x for x in names if g in closure[x]) for g in closure[k] - {k} if g in texts and g not in early and not funcs_by_name[g].is_kernel]
         cap_fn = funcs_by_name.get(cap_after or "")
         if cap_fn is not None and not cap_fn.is_kernel and not shared_user(module, cap_fn.name):
-            cap_needs = {k for k in names if cap_fn.name in call_closure(funcs_by_name, k, edges)} or None
+            cap_needs = {k for k in names if cap_fn.name in closure[k]} or None
     allowed = {o.name: [k for k in names if k in limit and end[o.name] <= limit[k] and k not in idle] for o in order}
     # objects whose kernels are known (privatised module objects, externs) may be the one
     coloured_names = {o.name for o in order}
@@ -1582,14 +1583,7 @@ def _infer_coloured(
             raise NotImplementedError(f"-g: no coloured object ends where .nv.shared.{k} does")
         deadline.setdefault(at[-1], []).append(k)
     # an object no kernel reaches needs a user nobody calls (a device function)
-    reached = set()
-    stack = [c for f in module.functions if f.is_kernel for c in edges[f.name]]
-    funcs = {f.name: f for f in module.functions}
-    while stack:
-        name = stack.pop()
-        if name not in reached and name in funcs:
-            reached.add(name)
-            stack.extend(edges[name])
+    reached = set().union(*closure.values())
     uncalled = [f.name for f in module.functions if not f.is_kernel and f.linkage != "extern" and f.name not in reached]
 
     def candidates(o: SharedObject, required: frozenset[str]) -> Iterator[frozenset[str]]:
