@@ -11,6 +11,7 @@ lists."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,23 @@ def test_probes_make_banks(ptxas_ok):
     # -g: the kernels' banks of their callees' literals come after .nv.prototype, last kernel first
     names = [sl.text for sl in read_cubin(oracle.compile_ptx(PROBES / "late_banks.ptx", "sm_75", "g").read_bytes()).shstrtab.slots]
     assert names[names.index(".nv.prototype") + 1 :][:3] == [".nv.constant2.k_b", ".nv.constant2.k_a", ".nv.constant2.k_c"]
+
+
+def test_table_relocations_before_handle_slots_per_function(ptxas_ok):
+    """ptxas asks each function's address-table relocations (.nv.constant2) before its handle
+    slots' (bank 0), function by function, the first function's before .debug_frame's: the
+    probes make a kernel after the first hold both (cubinemit used to decline it) and a first
+    kernel hold both (cubinemit used to write the slots' first)."""
+    def relas(probe):
+        # the section header table as ptxas wrote it (ELF64: e_shoff 0x28, e_shnum 0x3c,
+        # e_shstrndx 0x3e; sh_name and sh_offset of each 64-byte header)
+        data = oracle.compile_ptx(PROBES / f"{probe}.ptx", "sm_90", "def").read_bytes()
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shnum, shstrndx = struct.unpack_from("<HH", data, 0x3C)
+        headers = [struct.unpack_from("<I4xQ8xQ", data, shoff + 64 * i) for i in range(shnum)]
+        strings = data[headers[shstrndx][2] :]
+        names = [strings[n : strings.index(b"\0", n)].decode() for n, _, _ in headers]
+        return [n for n in names if n.startswith((".rela.nv.constant", ".rela.debug_frame"))]
+
+    assert relas("tbl_later_both") == [".rela.nv.constant4", ".rela.nv.constant2.k1_f", ".rela.debug_frame", ".rela.nv.constant2.k2_sf", ".rela.nv.constant0.k2_sf", ".rela.nv.constant0.k0_s"]
+    assert relas("tbl_first_both") == [".rela.nv.constant4", ".rela.nv.constant2.k1_sf", ".rela.nv.constant0.k1_sf", ".rela.debug_frame", ".rela.nv.constant2.k0_sf", ".rela.nv.constant0.k0_sf"]

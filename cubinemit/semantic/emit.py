@@ -834,45 +834,53 @@ class _Emitter:
         self.section_symbol(bank)
         self.handle_banks[fn.name] = bank
 
-    def handle_relocations(self, first: bool) -> None:
-        """The handle slots' relocation sections: the first function's (when it has slots)
-        after the debug payloads' and module data's, before .debug_frame's; every other kernel's
-        after .debug_frame's, in function order. Below sm_90 .rel only, from sm_90 on .rel
-        (dropped) then .rela; a name asked when the bank was made is reused (texref_unified,
-        hnd_unified: k_e before .rel.debug_frame; tex/texind -lineinfo after
+    def bank_relocations(self, first: bool) -> None:
+        """The relocation names of the banks ptxas fills after the debug payloads, function by
+        function (function order): the first function's after the debug payloads' and module
+        data's, before .debug_frame's; every other one's after .debug_frame's. Each function
+        asks its function-address table's (.nv.constant2) before its handle slots' (bank 0):
+        sm_90: `.rela.nv.constant2.k1_sf .rela.nv.constant0.k1_sf .rela.debug_frame
+        .rela.nv.constant2.k2_f`, `... .rela.debug_frame .rela.nv.constant2.k2_sf
+        .rela.nv.constant0.k2_sf .rela.nv.constant0.k0_s` (tests/probes_texg/tbl_*)."""
+        for n, name in enumerate(self.order_names):
+            if (n == 0) == first:
+                self.address_table_relocations(name)
+                self.handle_relocations(name)
+
+    def handle_relocations(self, name: str) -> None:
+        """The handle slots' relocation sections of kernel ``name``. Below sm_90 .rel only,
+        from sm_90 on .rel (dropped) then .rela; a name asked when the bank was made is reused
+        (texref_unified, hnd_unified: k_e before .rel.debug_frame; tex/texind -lineinfo after
         .rel.nv_debug_line_sass)."""
         from .texrefs import slot_relocations
 
-        for n, name in enumerate(self.order_names):
-            bank = self.handle_banks.get(name)
-            if bank is None or (n == 0) != first:
-                continue
-            relocs = slot_relocations(self.slots[name], self.sm)
-            if self.family is Family.LEGACY:
-                self.ask_relocations(bank, [(".rel", relocs)], share=True)
-            else:
-                self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
+        bank = self.handle_banks.get(name)
+        if bank is None:
+            return
+        relocs = slot_relocations(self.slots[name], self.sm)
+        if self.family is Family.LEGACY:
+            self.ask_relocations(bank, [(".rel", relocs)], share=True)
+        else:
+            self.ask_relocations(bank, [(".rel", None), (".rela", relocs)], share=True)
 
-    def address_table_relocations(self, first: bool) -> None:
+    def address_table_relocations(self, name: str) -> None:
         """Executables: a bank holding a table of function addresses gets .rela then .rel
-        asked after the debug payloads: the first function's before .debug_frame's relocation
-        names, every other one's after them, in function order (ftab probe; propagation_order:
-        kp_ind_ba, then .rel.debug_frame, then kp_ind_ab and kp_mixed; fo_fptr: K2's before
-        .rel.debug_frame, K1's after .rela.debug_frame, every target): both dropped below
-        sm_90 (asked under the bank's final name), .rela kept empty from sm_90 on (the
-        addresses are resolved; asked under the creation name)."""
+        asked after the debug payloads (ftab probe; propagation_order: kp_ind_ba, then
+        .rel.debug_frame, then kp_ind_ab and kp_mixed; fo_fptr: K2's before .rel.debug_frame,
+        K1's after .rela.debug_frame, every target): both dropped below sm_90 (asked under the
+        bank's final name), .rela kept empty from sm_90 on (the addresses are resolved; asked
+        under the creation name)."""
         if self.rel or self.debug:
             return
-        for n, name in enumerate(self.order_names):
-            bank = self.banks2.get(name)
-            if bank is None or (n == 0) != first or not _address_table(self.functions[name]):
-                continue
-            if self.family is Family.LEGACY:
-                final = final_name(self.created[id(bank)])
-                self.ghost(f".rela{final}", SHT_RELA)
-                self.ghost(f".rel{final}", SHT_REL)
-            else:
-                self.ask_relocations(bank, [(".rela", []), (".rel", None)])
+        bank = self.banks2.get(name)
+        if bank is None or not _address_table(self.functions[name]):
+            return
+        if self.family is Family.LEGACY:
+            final = final_name(self.created[id(bank)])
+            self.ghost(f".rela{final}", SHT_RELA)
+            self.ghost(f".rel{final}", SHT_REL)
+        else:
+            self.ask_relocations(bank, [(".rela", []), (".rel", None)])
 
     def debug_sections(self) -> None:
         """The debug payloads after the functions, in the order ptxas creates them (the order
@@ -911,17 +919,13 @@ class _Emitter:
                 raise NotImplementedError(f"unplaced labels in {d.name} are not implemented yet")
         late = (CONSTANT4,) if self.constant4_late else ()
         self.data_relocations(skip=late)
-        self.handle_relocations(first=True)
+        self.bank_relocations(first=True)
         frame = payloads[".debug_frame"]
-        self.address_table_relocations(first=True)
         if frame.relocations:
             self.debug_relocations(sections[".debug_frame"], frame.relocations, frame=True)
         if late:
             self.data_relocations(only=late)  # later_extern_slots
-        if any(name in self.handle_banks for name in self.order_names[1:]) and any(name in self.banks2 and _address_table(self.functions[name]) for name in self.order_names[1:]):
-            raise NotImplementedError("texture handle slots and function-address tables in kernels after the first: the order of their relocation names is not measured")
-        self.address_table_relocations(first=False)
-        self.handle_relocations(first=False)
+        self.bank_relocations(first=False)
 
     def debug_relocations(self, sec: Section, relocs: list[Relocation], frame: bool = False, rela_first: bool = False, labels: list[str] | None = None) -> None:
         """Relocation sections of a debug payload. From sm_90 on: .rel asked then .rela kept.
