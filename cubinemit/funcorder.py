@@ -424,6 +424,20 @@ def taken_functions(functions: Sequence[PtxFunction]) -> set[str]:
     return {t for f in functions for t in f.address_taken} | {f.name for f in functions if f.taken_by_data}
 
 
+def first_group_takings(functions: Sequence[PtxFunction], mode: Mode) -> set[str]:
+    """The address-taken functions whose symbols ptxas creates with the first function's
+    callees (:func:`_creation_groups`): every taken one in relocatable builds, module data's
+    takings too (tests/funcorder_probes/fo_table_load -c); in -g executables as well when some
+    function calls through a pointer (fo_table_load, fo_g_data_take_icall), else only those
+    some code takes. There a function only a variable's initializer takes (``.global .u64
+    ftab[2] = {f0, f2};``; static: the address resolved, the taking still listed) is named by
+    its first caller like any callee (tests/funcorder_probes/fo_g_data_take: ``f1 k0 .text.k0
+    f0 .nv.constant0.k0 k1 .text.k1 f2``; fo_g_data_take_visible; every target)."""
+    if mode.device_debug and not mode.relocatable and not any(f.has_indirect_call for f in functions):
+        return {t for f in functions for t in f.address_taken}
+    return taken_functions(functions)
+
+
 def _uses(f: PtxFunction) -> tuple[str, ...]:
     return f.address_uses or f.address_taken
 
@@ -596,7 +610,7 @@ def symbol_creation_order(functions: Sequence[PtxFunction], mode: Mode, order: S
             for e in sorted(externs, key=g_rank.__getitem__):
                 created.setdefault(e, None)
         return list(created)
-    for group in _creation_groups(table, taken_functions(functions), order):
+    for group in _creation_groups(table, first_group_takings(functions, mode), order):
         created.update(dict.fromkeys(sorted(group, key=lambda n: (_group_class(table[n]), g_rank[n]))))
     return list(created)
 
@@ -1035,7 +1049,7 @@ def declaration_order_from(
                 return sum(1 for i, a in enumerate(ranks) for b in ranks[i + 1 :] if a > b)
 
             # (creation style: _unshuffled gives only G orders, static functions last)
-            before = _g_precedence(list(real.values()), table, want, symbols) if symbols is not None and not mode.whole_program else None
+            before = _g_precedence(list(real.values()), table, want, symbols, mode) if symbols is not None and not mode.whole_program else None
             bases = sorted(_unshuffled(want, table, UNSHUFFLE_LIMIT, mode.whole_program, before), key=disorder)
         for base in bases:
             found = finish(list(reversed(base))) if mode.whole_program else _inverse_g(base, table, finish)
@@ -1314,13 +1328,13 @@ def _taker_counts(
     return doms
 
 
-def _g_precedence(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str], symbols: Sequence[str]) -> dict[str, set[str]]:
+def _g_precedence(functions: Sequence[PtxFunction], table: dict[str, PtxFunction], order: Sequence[str], symbols: Sequence[str], mode: Mode) -> dict[str, set[str]]:
     """What the function symbols tell of the *G* order: the functions ptxas creates together
     (:func:`_creation_groups`) come in *G* order, externs apart (:func:`_group_class`), locals
     apart from globals (:func:`symbol_order`)."""
     rank = {x: i for i, x in enumerate(symbols)}
     before: dict[str, set[str]] = {}
-    for group in _creation_groups(table, taken_functions(functions), order):
+    for group in _creation_groups(table, first_group_takings(functions, mode), order):
         for local, cls in ((True, 1), (False, 0), (False, 1)):
             same = sorted(
                 (x for x in group if x in rank and (table[x].linkage in ("static", "weak", "builtin")) == local and _group_class(table[x]) == cls),

@@ -180,6 +180,15 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
             text = _signature_at(string_at, strtab_bytes(), mark.value)
             if mark.function in by_name and text is not None:
                 by_name[mark.function].params, by_name[mark.function].returns = _parse_signature(text)
+        if not whole_program:
+            # -g: ptxas resolves a static function's address in a variable's initializer and
+            # drops the entry, yet lists the taking (`.global .u64 ftab[1] = {f1};`, f1
+            # static, no function takes it: `<0,-2> <f1,sig>`); the data alone took it, which
+            # shuffles the function order (tests/funcorder_probes/fo_g_data_take_only)
+            taken = {t for f in module.functions for t in f.address_taken} | {r.symbol for d in module.data for r in d.relocations}
+            for mark in graph.address_taken:
+                if mark.function in by_name and mark.function not in taken:
+                    by_name[mark.function].facts["taken_by_data"] = True
     for proto in protos:
         if proto.symbol in by_name:
             by_name[proto.symbol].params, by_name[proto.symbol].returns = _parse_signature(proto.signature)
@@ -442,7 +451,7 @@ def ptx_functions(module: Module) -> list[PtxFunction]:
             taken = {t for f in module.functions for t in f.address_taken}
             names = {f.name for f in module.functions}
             named |= {r.symbol for d in module.data for r in d.relocations if r.symbol in names and r.symbol not in taken}
-    return [ptx_function(f, tables, f.name in named) for f in module.functions]
+    return [ptx_function(f, tables, f.name in named or bool(f.facts.get("taken_by_data"))) for f in module.functions]
 
 
 def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:

@@ -360,11 +360,11 @@ class _Emitter:
         with constants names them before the on-demand walk (bi_bank_late g_c)."""
         named = {r.symbol for r in fn.relocations}
         if self.order_names and fn.name == self.order_names[0]:
-            # the first function also names every function whose address the module takes
-            # (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
-            from ..funcorder import taken_functions
+            # the first function also names every function whose address the module's code
+            # takes (funcorder.symbol_creation_order; fp_takers -g: k names fa, fb, h)
+            from ..funcorder import first_group_takings
 
-            named |= taken_functions(self.ptx_functions())
+            named |= first_group_takings(self.ptx_functions(), self.mode)
         if self.g_functions is None:  # G order, once per module
             self.g_functions = [f for f in self.m.functions if f.linkage != "static"] + [f for f in self.m.functions if f.linkage == "static"]
             for i, f in enumerate(self.g_functions):
