@@ -1126,9 +1126,8 @@ def test_remove_names_the_references_the_new_first_kernel_names(ptxas_ok, tmp_pa
     in declaration order: -c texref_unified without k_txq (tref) starts with k_surf, which names
     sref before tref. Keeping the old order differs from ptxas."""
     got, want = _removed(tmp_path, oracle.PROBES / "texref_unified.ptx", "k_txq", target, "c")
+    assert [y.name for y in read_cubin(want).symbols if y.name in ("tref", "sref")] == ["sref", "tref"]
     assert got == want
-    monkeypatch.setattr(Module, "_put_references", lambda self, refs: None)
-    assert _removed(tmp_path / "unchecked", oracle.PROBES / "texref_unified.ptx", "k_txq", target, "c")[0] != want
 
 
 @pytest.mark.parametrize(
@@ -1136,8 +1135,6 @@ def test_remove_names_the_references_the_new_first_kernel_names(ptxas_ok, tmp_pa
     [
         # t4, k_b's, joins t0 t2 t4 in declaration order, where the cubin does not show it
         ("../probes_texg/texg_first_two", "k_b", "sm_75", "def", "_references_after", "its declared place among the other references"),
-        # independent mode: slots put texture-sampler pairs first, not in naming order
-        ("../probes_texg/texg_independent", "k_b", "sm_90", "c", "_references_after", "independent texturing mode"),
         # -c below sm_90: k_tex's BINDLESS records repeat after the kernels around it
         ("texref_unified", "k_surf", "sm_75", "c", "_refuse_carried_bindless", "carries BINDLESS records"),
         # -c sm_90: k_suq's handles follow the module's largest parameter list (k_wide's)
@@ -2165,3 +2162,86 @@ def test_remove_the_last_kernel_refused_beside_code_taking_addresses_under_c_o0(
     src = oracle.PROBES.parent / "probes_fp" / "fp_takers.ptx"
     why = "a relocatable module without kernels creates its builtins' and address-taken functions' symbols in an order not modelled"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k", target, "O0_c", why, Module, "_refuse_unknown_kernelless")
+
+
+@pytest.mark.parametrize("target, mode", [("sm_75", "def"), ("sm_90", "def"), ("sm_90", "c"), ("sm_100a", "def"), ("sm_100a", "c")])
+def test_reorder_names_the_new_first_functions_references_first(ptxas_ok, tmp_path, target, mode):
+    """ky (using the visible B) comes first in .text and ptxas names B A C; with the kernels
+    swapped kx (using C) does, and ptxas names C B A: the references the first function uses
+    come before the visible variables (tests/probes_edits/refs_first_function; whole program
+    makes no symbol for B). (-c below sm_90 refuses the swap for its BINDLESS records.)"""
+    src = EDIT_PROBES / "refs_first_function.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "kx", "ky"), target, mode)
+
+    def named(cubin: bytes) -> list[str]:
+        return [y.name for y in read_cubin(cubin).symbols if y.name in ("A", "B", "C")]
+
+    assert named(want) == (["C", "B", "A"] if mode == "c" else ["C", "A"])
+    module = decompose(read_cubin(data))
+    module.reorder_functions(["ky", "kx"])
+    assert build(module) == want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
+def test_reorder_refused_where_a_kernels_use_order_is_not_kept(ptxas_ok, tmp_path, monkeypatch, target):
+    """ky reads surface C, then texture A; whole program keeps its uses as slots, textures
+    first, so once ky comes first in .text the order ptxas names them in (C A) is not known:
+    refused (tests/probes_edits/refs_use_order)."""
+    src = EDIT_PROBES / "refs_use_order.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "def")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="in its code's order, which a whole-program cubin does not keep"):
+        module.reorder_functions(["kx", "ky"])
+    assert build(module) == data
+    # let through, the references keep the slots' order (A C), where ptxas names C A
+    monkeypatch.setattr(Module, "_references_after", lambda self, edit, functions: [d for d in self.data if d.space in ("tex", "surf", "sampler")])
+    module.reorder_functions(["kx", "ky"])
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "kx", "ky"), target, "def")
+    assert [y.name for y in read_cubin(want).symbols if y.name in ("A", "C")] == ["C", "A"]
+    assert build(module) != want
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
+def test_remove_in_independent_mode_follows_the_codes_relocations(ptxas_ok, tmp_path, target):
+    """texmode_independent: -c names the new first function's references by its code's
+    relocations, in order, and removals match ptxas; whole program keeps them as slots,
+    texture-sampler pairs first, which do not show that order: refused there
+    (tests/probes_texg/texg_independent)."""
+    src = oracle.PROBES.parent / "probes_texg" / "texg_independent.ptx"
+    for kernel in ("k_a", "k_b"):
+        got, want = _removed(tmp_path / kernel, src, kernel, target, "c")
+        assert got == want
+    data = _compile(tmp_path, src.stem, src.read_text(), target, "def")
+    _assert_removal_refused(data, "k_b", "independent texturing mode")
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90"))
+@pytest.mark.parametrize("probe, kernel, why", [
+    ("wp_resolved_table", "k1", "resolved through 'k1''s address table"),
+    ("wp_data_takes", "k0", "which shuffle the kernel order"),
+])
+def test_remove_refused_beside_resolved_function_addresses(ptxas_ok, tmp_path, monkeypatch, target, probe, kernel, why):
+    """Whole program: an initializer's function addresses are resolved to offsets in the
+    kernels' address tables (wp_resolved_table: 8, then 1 once k1 goes), and data-only
+    takings shuffle the kernel order (wp_data_takes): such removals are refused, and let
+    through they differ from ptxas."""
+    _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / f"{probe}.ptx", kernel, target, "def", why, Module, "_refuse_resolved_data_takings")
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
+def test_remove_refused_moving_a_device_functions_handle_offsets(ptxas_ok, tmp_path, monkeypatch, target):
+    """-c from sm_90 on: f's relocated surface and texture reads hold the offset after the
+    module's largest parameter list, ka's; removing ka is refused
+    (tests/probes_edits/c_handles_in_function)."""
+    _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / "c_handles_in_function.ptx", "ka", target, "c", "texture/surface handles 'f' reads", Module, "_refuse_moved_relocatable_handles")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+def test_g_remove_refused_beside_a_bounded_indirect_caller(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g: k0 (.maxntid 1024) reaches f0 only through a pointer, and ptxas compiles f0 within
+    its budget all the same; without k0 f0's .debug_frame rules change, so the removal is
+    refused (tests/probes_edits/g_bounds_indirect)."""
+    _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / "g_bounds_indirect.ptx", "k0", target, "g", "'k0''s launch bounds cap the registers of 'f0'", Module, "_refuse_loosened_register_budget")

@@ -1468,11 +1468,24 @@ class _Emitter:
             return
         info = 0x1D if self.rel else 0x11
         planned = {id(v) for v in p.variables}  # identity: attrs equality would compare the bytes
+        # module .texref/.surfref/.samplerref: undefined GLOBAL symbols, those the first
+        # function uses before the visible variables, the others after them, each part in the
+        # model's order (texref_*, hnd_* probes; texrefs.refs_used)
+        from .texrefs import refs_used
+
+        # (-g keeps no kernel's own uses, only the module's handle table: the model's order,
+        # which the decomposer read off the symbols, stands)
+        hoist = not self.mode.device_debug
+        first = self.functions.get(self.order_names[0]) if self.order_names and hoist else None
+        used = refs_used(self.m, first) if first is not None else set()
+        ref_vars = [v for v in self.m.data if v.space in REF_TYPES and hoist]
+        for v in ref_vars:
+            if v.name in used:
+                self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
         for v in self.m.data:
             if v.space in REF_TYPES:
-                # module .texref/.surfref/.samplerref: undefined GLOBAL symbols named in
-                # declaration order with the visible variables (texref_*, hnd_* probes)
-                self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
+                if not hoist:
+                    self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
                 continue
             if v.linkage in ("extern", "common") and v.space in ("global", "const"):
                 # -c: an extern variable, undefined, of its declared size (rdc_lib probe); a
@@ -1494,6 +1507,9 @@ class _Emitter:
                 self.data_symbols[v.name] = self.obj.new_symbol(v.name, info=info, other=self.space_mark(v), section=section, value=value, size=v.size)
                 if late is not None:
                     self.late_shared.append((self.data_symbols[v.name], late))
+        for v in ref_vars:
+            if v.name not in used:
+                self.obj.new_symbol(v.name, info=0x10 | REF_TYPES[v.space])
         self.resolve_late_shared()
         if self.rel or self.debug:
             # extern .shared, named after the visible variables (shared_dynamic: `k_nodyn

@@ -1364,6 +1364,7 @@ class Module:
             gone_name = next(r.symbol for r in holder.relocations if r.symbol in gone)
             raise ModelError(f"cannot remove {name!r}: variable {holder.name!r} holds the address of {gone_name!r}")
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
+        self._refuse_resolved_data_takings(f"remove {name!r}", functions)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
         text_after = attrs.evolve(self, functions=functions)._text_order()
@@ -1637,6 +1638,43 @@ class Module:
             )
         return next(iter(orders))
 
+    def _refuse_resolved_data_takings(self, edit: str, functions: list[Function], moved: Sequence[str] = ()) -> None:
+        """Whole program: ModelError for an edit of the kernels of a module whose variables'
+        initializers may hold function addresses ptxas resolved (fact ``resolved_data``: the
+        relocation sections it asked and dropped; or any initializer beside a kernel's address
+        table). The cubin does not say which functions they took. Their values are offsets in
+        the kernels' address tables or copies, or numbers where none holds one (random module
+        q0002 -O3 sm_80: ``ftab = {f0}`` holds 8 while k1's table lists f0, 1 once k1, the one
+        kernel calling through a pointer, is removed; tests/probes_edits/wp_resolved_table).
+        And with no kernel taking an address, the takings still shuffle the kernel order
+        (funcorder._shuffled), which the declaration order found does not account for: from
+        three kernels on the kernels' places in the PTX are not known (q0006 sm_90: k2 before
+        k1 once k0 goes; swapping f0 and k2 moves k2 before k0 and k1). ``moved``: the
+        functions a reorder names."""
+        from .emit import address_table_functions
+
+        if not self.ordering_mode().whole_program:
+            return
+        before = [f.name for f in self.functions if f.is_kernel]
+        after = [f.name for f in functions if f.is_kernel]
+        if before == after and not set(moved) & set(before):
+            return
+        lead = [f.name for f in self.functions if f.is_kernel and address_table_functions(f)]
+        # an initializer's resolved addresses leave plain bytes: where a data section kept
+        # relocations of its own (q0088: gptr = generic(gbuf) beside ftab = {f0}) no fact
+        # tells them apart, so any initializer with bytes may hold some
+        initialised = next((d.name for d in self.data if d.space in ("global", "const") and any(d.init or b"")), None)
+        if lead and not set(lead) & set(after) and (self.facts.get("resolved_data") or initialised):
+            raise ModelError(
+                f"cannot {edit}: {initialised or 'an initializer'!r} may hold function addresses ptxas resolved through {lead[0]!r}'s address table, which change once no kernel keeps one (the cubin keeps them as plain bytes)"
+            )
+        if not self.facts.get("resolved_data"):
+            return
+        if not lead and len(before) > 2 and len(after) > 1:
+            raise ModelError(
+                f"cannot {edit}: the initializers hold function addresses ptxas resolved, which shuffle the kernel order by a PTX declaration order the cubin does not keep"
+            )
+
     def _refuse_moved_constant4(self, edit: str, functions: list[Function], data: list[DataObject]) -> None:
         """Whole program: ModelError when the edit moves a kept name's ``.nv.constant4`` slot.
         The kept kernels read the global-address bank at fixed offsets in their SASS (no
@@ -1889,7 +1927,7 @@ class Module:
 
     def _refuse_moved_relocatable_handles(self, edit: str, functions: list[Function]) -> None:
         """ModelError for a relocatable (-c) edit from sm_90 on that changes the module's largest
-        parameter list while a kept kernel names texture/surface/sampler references: -c keeps
+        parameter list while a kept function names texture/surface/sampler references: -c keeps
         their handles after that list too, and the code reads them at fixed bank-0 offsets
         (tests/probes_data/handle_slots_moved -c sm_90: k_suq's SASS changes once k_wide goes;
         ref_params -c sm_90: k_unused's once k_tex goes)."""
@@ -1903,7 +1941,9 @@ class Module:
         def widest(fs: list[Function]) -> int:
             return max((param_end(self, f)[1] for f in fs if f.is_kernel), default=0)
 
-        users = [f.name for f in functions if f.is_kernel and (param_refs(f) or any(r.symbol in refs for r in f.relocations))]
+        # device functions too: their relocated handle reads hold the same offset
+        # (q0001 random module -c sm_90: f2's SULD once k0, the widest, goes)
+        users = [f.name for f in functions if (f.is_kernel and param_refs(f)) or any(r.symbol in refs for r in f.relocations)]
         if users and widest(functions) != widest(self.functions):
             raise ModelError(f"cannot {edit}: it changes the module's largest parameter list, after which -c keeps the texture/surface handles {users[0]!r} reads at fixed offsets (ptxas compiles it anew)")
 
@@ -2250,13 +2290,20 @@ class Module:
             return refs
         from .texrefs import independent
 
-        if independent(self):
+        if independent(self) and not self.options.get("compile_only"):
             # texmode_independent: the handle slots put texture-sampler pairs before single
             # handles, so they do not show the order the code names them in
-            # (texg_independent: k_a names t0 with txq before t1, m1 with tex; slots t1 m1 t0)
+            # (texg_independent: k_a names t0 with txq before t1, m1 with tex; slots t1 m1 t0);
+            # -c names them by the code's relocations, in order
             raise ModelError(f"cannot {edit}: it changes the first function's texture/sampler references, whose naming order independent texturing mode does not show")
         if before is None or after is None or [d.name for d in refs[: len(before)]] != before:
             raise ModelError(f"cannot {edit}: it changes the first function's texture/surface references, and how ptxas then orders {refs[0].name!r} and the others is not modelled")
+        spaces = {d.name: d.space for d in refs}
+        if self.ordering_mode().whole_program and len({spaces[n] for n in after}) > 1:
+            # whole program keeps a kernel's uses as handle slots, textures before surfaces,
+            # and ptxas names them in its code's order (tests/probes_edits/refs_use_order:
+            # ky reads surface C, then texture A, and ptxas names C A; the slots give A C)
+            raise ModelError(f"cannot {edit}: the first function in .text would name the references {after}, textures and surfaces, in its code's order, which a whole-program cubin does not keep")
         by_name = {d.name: d for d in refs}
         rest = [d for d in refs[len(before) :] if d.name not in after]
         displaced = [n for n in before if n not in after]
@@ -2353,15 +2400,20 @@ class Module:
         allocated other registers). A kept kernel with the same bounds keeps the budget; bounds
         that leave 255 registers or more per thread of the 64K register file cap nothing (XLA's
         .reqntid 64 kernels beside __cuda_sm70_shflsync_bfly: exact)."""
-        from .data import call_closure
+        from .data import call_closure, shared_calls
 
         by_name = {f.name: f for f in self.functions}
         mode = self._budget_mode()
-        kept = [(_launch_bounds(k), call_closure(by_name, k.name)) for k in self.functions if k.is_kernel and k.name not in gone]
+        # -g: a call through a pointer reaches the taken functions of its prototype, which
+        # ptxas compiles within the caller's budget too (random module q0013 sm_90: without
+        # k0, .maxntid 1024, the CIE of f0, which k0 only calls through a pointer, keeps
+        # R64 up undefined rather than same_value)
+        edges = shared_calls(self)
+        kept = [(_launch_bounds(k), call_closure(by_name, k.name, edges)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not _caps_registers(k):
                 continue
-            capped = _first_newly_capped(k, self._budgeted(call_closure(by_name, k.name) - {k.name} - gone), kept)
+            capped = _first_newly_capped(k, self._budgeted(call_closure(by_name, k.name, edges) - {k.name} - gone), kept)
             if capped is not None:
                 raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
 
@@ -2642,6 +2694,7 @@ class Module:
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions", [self.function(n) for n in names])
         functions = self._reordered(names, prototyped)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
+        self._refuse_resolved_data_takings("reorder functions", functions, names)
         self._refuse_moved_first_address("reorder functions", functions)
         self._refuse_recompiled_under_g("reorder functions")
         self._refuse_carried_bindless("reorder functions")

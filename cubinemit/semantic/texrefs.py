@@ -65,6 +65,18 @@ def uses_of(fn: Function) -> tuple[HandleUse, ...]:
     return tuple(HandleUse(*u) for u in raw)  # type: ignore[misc]
 
 
+def refs_used(module: Module, fn: Function) -> set[str]:
+    """The references ``fn`` uses: its handle uses and its code's relocations naming one.
+    ptxas names the first function's references as it compiles that function, then the
+    visible variables, then the other references in declaration order (-c, -c -O0, whole
+    program; declared A B C, B a visible variable: `C B A` when the first function uses C,
+    `B A C` when it uses B or nothing; tests/probes_edits/refs_first_function). The model
+    keeps the references in naming order (Module._references_after)."""
+    names = {d.name for d in refs(module)}
+    used = {n for u in uses_of(fn) for n in (u.texture, u.sampler, u.surface) if n is not None}
+    return (used | {r.symbol for r in fn.relocations if r.symbol in names}) & names  # type: ignore[operator]
+
+
 def independent(module: Module) -> bool:
     info = module.facts.get("nvinfo")
     return isinstance(info, dict) and bool(info.get("texmode_independent"))
