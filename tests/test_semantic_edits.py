@@ -2245,3 +2245,47 @@ def test_g_remove_refused_beside_a_bounded_indirect_caller(ptxas_ok, tmp_path, m
     its budget all the same; without k0 f0's .debug_frame rules change, so the removal is
     refused (tests/probes_edits/g_bounds_indirect)."""
     _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / "g_bounds_indirect.ptx", "k0", target, "g", "'k0''s launch bounds cap the registers of 'f0'", Module, "_refuse_loosened_register_budget")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
+def test_reorder_steps_the_cie_pointers_as_ptxas_laid_the_pairs_out(ptxas_ok, tmp_path, target):
+    """-c: k0's CIE/FDE pair (0x60 bytes) ends .debug_frame; once the swap moves it off the
+    end the next CIE pointer steps 0x70 from it on sm_90 and later, the size ptxas laid the
+    pair out at before it fitted k0's CFA program, not the 0x60 the file shows
+    (tests/probes_edits/c_frame_steps; the other pairs, 0x68 bytes, step 0x70 too)."""
+    src = EDIT_PROBES / "c_frame_steps.ptx"
+    text = src.read_text()
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, text, target, "c")))
+    module.reorder_functions(["k1", "k0"])
+    assert build(module) == _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k0", "k1"), target, "c")
+
+
+def test_laid_out_size_of_the_fde_programs_ptxas_writes():
+    """frame.laid_out_size on FDEs as ptxas 13.0.88 writes them for sm_90 (bytes from the
+    random modules' cubins): a kernel's leading advance was split and a closing def_cfa had a
+    zero advance and another def_cfa before it; a device function starting with a def_cfa lost
+    a zero advance; an unknown opcode gives None."""
+    from cubinemit.semantic.frame import laid_out_size
+
+    head = bytes(36)
+    leaf_kernel = head + bytes.fromhex("04100000000c818080280000")  # advance, def_cfa: 0x30
+    call_kernel = head + bytes.fromhex("04140000000c8180802800045000000000000000")  # 0x38
+    split_kernel = head + bytes.fromhex("0454000000" "0404000000" "0c8180802800" "00000000")  # 0x38
+    device = head + bytes.fromhex("0c818080280004e000000000")  # def_cfa, advance: 0x30
+    assert laid_out_size(leaf_kernel, kernel=True) == 0x40
+    assert laid_out_size(call_kernel, kernel=True) == 0x40
+    assert laid_out_size(split_kernel, kernel=True) == 0x40
+    assert laid_out_size(device, kernel=False) == 0x38
+    assert laid_out_size(head + bytes.fromhex("2a000000"), kernel=False) is None
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90"))
+def test_g_remove_refused_where_the_searched_users_disagree(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g: several sets of users of s0 give the cubin's .nv_debug.shared layout, and without k2
+    they give different layouts: the removal is refused; let through (the first set found) it
+    differs from ptxas (tests/probes_edits/g_searched_users)."""
+    src = EDIT_PROBES / "g_searched_users.ptx"
+    module = decompose(read_cubin(_compile(tmp_path, src.stem, src.read_text(), target, "g")))
+    fact = module.facts["searched_users"]
+    assert fact["complete"] and fact["others"]
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k2", target, "g", "several sets give this cubin's layout", Module, "_refuse_searched_shared_users")

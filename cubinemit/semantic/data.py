@@ -1486,6 +1486,10 @@ def phantom_hypotheses(obj: ElfObject, module: Module, base: Sequence[DataObject
 
 #: how many partial assignments the search for coloured objects' users may try before declining
 COLOUR_SEARCH_LIMIT = 200_000
+#: after the first assignment of users that reproduces a -g layout, the search steps spent
+#: looking for others, and how many others are kept (bounds, not rules)
+ALTERNATIVE_STEPS = 5_000
+ALTERNATIVES = 8
 
 
 class SearchBudgetExceeded(NotImplementedError):
@@ -1656,13 +1660,25 @@ def _infer_coloured(
         got = {name: (sec.size, sec.align) for name, sec in layout.sections.items()}
         return got == expected and all(layout.symbols.get(n, (None, None))[1] == v for n, v in values.items())
 
+    # every assignment that reproduces the layout, the first (smallest) kept; the search goes
+    # on for others within ALTERNATIVE_STEPS, which a removal needs (Module._refuse_searched_shared_users)
+    solutions: list[dict[str, frozenset[str]]] = []
+    extra = [ALTERNATIVE_STEPS]
+
     def search(i: int, masks: dict[str, int]) -> bool:
         if i == len(order):
-            return matches()
+            if matches():
+                solutions.append(dict(choice))
+            return len(solutions) > ALTERNATIVES
         o = order[i]
         required = frozenset(k for k in deadline.get(i, ()) if not any(k in choice[p.name] for p in order[:i] if end[p.name] == exact[k]))
         for users in candidates(o, required):
-            budget[0] -= 1
+            if solutions:
+                extra[0] -= 1
+                if extra[0] < 0:
+                    return True  # others not searched for: the choice stays unsure
+            else:
+                budget[0] -= 1
             if budget[0] < 0:
                 raise SearchBudgetExceeded(f"-g: no users of the coloured objects found within {COLOUR_SEARCH_LIMIT} steps")
             # greedy colouring: the lowest colour no object sharing a kernel holds yet
@@ -1682,11 +1698,22 @@ def _infer_coloured(
                 return True
         return False
 
-    if not search(0, {}):
+    stopped = search(0, {})
+    if not solutions:
         raise NotImplementedError("-g: no users of the coloured objects reproduce the .nv_debug.shared layout")
-    for name in free:
+
+    def named(users: frozenset[str]) -> list[str]:
         # users named directly by the kernels (or by a function nobody calls)
-        shared[name].users = [k for k in names if k in choice[name]] or uncalled[:1]
+        return [k for k in names if k in users] or uncalled[:1]
+
+    for name in free:
+        shared[name].users = named(solutions[0][name])
+    # the first (smallest) assignment that reproduces the layout need not be ptxas's: the
+    # others found (all of them where the search ended before the step or count bound) are
+    # kept for the edits whose outcome depends on the choice
+    others = [{name: named(sol[name]) for name in sorted(free)} for sol in solutions[1:]]
+    if others or stopped:
+        module.facts["searched_users"] = {"complete": not stopped, "others": others}
 
 
 #: the reserved shared-memory symbols a function's PTX can name (reads of

@@ -99,23 +99,102 @@ def parse(frame: DebugSection) -> Frame:
     return Frame(frame, tuple(entries), owner, cie_reloc, cie_of, {c: p for p, c in cie_at.items()})
 
 
-def _steps(fr: Frame) -> dict[int, int]:
+def _uleb_end(data: bytes, i: int) -> int:
+    while data[i] & 0x80:
+        i += 1
+    return i + 1
+
+
+def _cfa_ops(program: bytes) -> tuple[list[int], int] | None:
+    """The opcodes of an FDE's CFA program and where it ends, before the DW_CFA_nop bytes
+    that pad it; None where an opcode ptxas is not seen to write comes up."""
+    ops: list[int] = []
+    i = end = 0
+    try:
+        while i < len(program) and any(program[i:]):
+            op = program[i]
+            i += 1
+            if op == 0x04:  # advance_loc4
+                i += 4
+            elif op in (0x05, 0x09, 0x0C):  # offset_extended, register, def_cfa
+                i = _uleb_end(program, _uleb_end(program, i))
+            elif op in (0x06, 0x07, 0x08, 0x0E):  # restore_extended, undefined, same_value, def_cfa_offset
+                i = _uleb_end(program, i)
+            elif op != 0x00:
+                return None
+            if i > len(program):
+                return None
+            if op:
+                ops.append(op)
+                end = i
+    except IndexError:
+        return None
+    return ops, end
+
+
+#: the CFA opcodes of the FDE programs :func:`laid_out_size` knows: advance_loc4 and def_cfa in
+#: kernels; offset_extended, restore_extended and expression too in device functions
+_KERNEL_OPS = frozenset({0x04, 0x0C})
+_FUNCTION_OPS = frozenset({0x04, 0x05, 0x06, 0x0C, 0x10})
+
+
+def laid_out_size(fde: bytes, kernel: bool) -> int | None:
+    """From sm_90 on: the size ptxas gave an FDE when it laid the pairs out, before it fitted
+    the CFA program to the target; relocatable output's CIE pointers step by it. A kernel's
+    program lost 5 bytes where it does not start with two advances (its leading advance was
+    split) and 12 where it does not end with a def_cfa and an advance (a def_cfa with a zero
+    advance); a device function's lost a leading zero advance (5) where it starts with
+    another opcode, 16 bytes in all where it is empty. Measured on 105,060 steps of the random
+    modules, CUDA samples, llm.c, ggml and tinygrad, -c, -c -O0, -c -lineinfo, sm_90, sm_100a
+    and sm_120, none off. None for programs of other opcodes (2,058 steps there: a device
+    function's DW_CFA_register steps are not explained)."""
+    parsed = _cfa_ops(fde[36:])
+    if parsed is None:
+        return None
+    ops, used = parsed
+    if not set(ops) <= (_KERNEL_OPS if kernel else _FUNCTION_OPS):
+        return None
+    if not ops:
+        return None if kernel else -(-36 // 8) * 8 + 16
+    extra = 0
+    if kernel:
+        extra += 5 if ops[:2] != [0x04, 0x04] else 0
+        extra += 12 if ops[-2:] != [0x0C, 0x04] else 0
+    elif ops[0] != 0x04:
+        extra += 5
+    return -(-(36 + used + extra) // 8) * 8
+
+
+def _steps(fr: Frame, sm: int = 0, kernels: frozenset[str] = frozenset()) -> dict[int, int]:
     """CIE offset -> the pointer distance to the next CIE (relocatable output); the last CIE's
-    is inferred from the others' rule, or absent when they follow none. A payload an earlier
-    edit wrote keeps the steps that edit knew: with fewer CIEs both rules may fit (cuda_local_var
-    -O0 -c sm_90 without k: k's pair of 104 bytes stepped 112, rcp's 112)."""
+    is inferred, or absent when it cannot be. A payload an earlier edit wrote keeps the steps
+    that edit knew: with fewer CIEs both rules may fit (cuda_local_var -O0 -c sm_90 without k:
+    k's pair of 104 bytes stepped 112, rcp's 112). Below sm_90 the last CIE follows the others'
+    rule (its pair's size, or that rounded up to 16). From sm_90 on the steps follow the pairs
+    as ptxas laid them out before it fitted the CFA programs, which drops more from some than
+    from others (a leaf kernel's pair of 0x60 bytes steps 0x70, a device function's of 0x78
+    steps 0x78): :func:`laid_out_size` of its FDE (``kernels``: the kernels' names)."""
     ordered = sorted(fr.pointer_of_cie.items(), key=lambda kv: kv[1])
     steps = {c: ordered[i + 1][1] - p for i, (c, p) in enumerate(ordered[:-1])}
     if not ordered:
         return steps
     known = dict(fr.section.frame_steps)
-    if ordered[-1][0] in known:
-        steps[ordered[-1][0]] = known[ordered[-1][0]]
+    last = ordered[-1][0]
+    if last in known:
+        steps[last] = known[last]
+        return steps
+    if sm >= 90:
+        by_offset = {e.offset: e for e in fr.entries}
+        fde = next((e for e in fr.entries if not e.is_cie and fr.cie_of[e.offset] == last), None)
+        owner = fr.owner.get(fde.offset) if fde is not None else None
+        if fde is not None and owner is not None:
+            size = laid_out_size(fr.section.data[fde.offset : fde.offset + fde.size], owner in kernels)
+            if size is not None:
+                steps[last] = by_offset[last].size + size
         return steps
     pair = {c: 0 for c, _ in ordered}
     for e in fr.entries:
         pair[e.offset if e.is_cie else fr.cie_of[e.offset]] += e.size
-    last = ordered[-1][0]
     for rule in (lambda n: n, lambda n: -(-n // 16) * 16):
         if all(rule(pair[c]) == s for c, s in steps.items()):
             steps[last] = rule(pair[last])
@@ -133,7 +212,7 @@ def rewrite(fr: Frame, module: Module, keep: Sequence[int]) -> DebugSection:
     for off in keep:
         moved[off] = len(out)
         out += frame.data[off : off + by_offset[off].size]
-    steps = _steps(fr)
+    steps = _steps(fr, module.sm, frozenset(f.name for f in module.functions if f.is_kernel))
     new_pointer: dict[int, int] = {}
     cies = [off for off in keep if off in fr.pointer_of_cie]
     at = 0

@@ -1310,6 +1310,7 @@ class Module:
         the cubin does not say uses shared memory the first one that might
         (:meth:`_refuse_unknown_shared_use`). Other line tables follow the PTX with the
         function's definition cut out."""
+        self._refuse_searched_shared_users(f"remove {name!r}", name)
         self._edit_checked(f"remove {name!r}", lambda m: m._remove_function(name))
 
     def _remove_function(self, name: str) -> None:
@@ -1637,6 +1638,27 @@ class Module:
                 f"cannot remove {name!r}: ptxas orders the kernels of a module that takes function addresses by their PTX declaration order, which the cubin does not keep, and the possible orders disagree after the removal"
             )
         return next(iter(orders))
+
+    def _refuse_unfollowable_frame(self, edit: str, functions: list[Function]) -> None:
+        """ModelError, at the edit rather than when the cubin is built, where the .debug_frame
+        pairs cannot follow the new .text order (frame.rewrite: from sm_90 on a relocatable
+        payload's last CIE that would move off the end has no known pointer step)."""
+        from ..funcorder import function_order
+        from . import frame as debug_frame
+        from .decompose import ptx_functions
+
+        payload = next((d for d in self.debug if d.name == ".debug_frame"), None)
+        if payload is None or not payload.data:
+            return
+        edited = attrs.evolve(self, functions=functions, facts=copy.deepcopy(self.facts))
+        parsed = debug_frame.parse(payload)
+        keep = debug_frame.text_order(parsed, function_order(list(ptx_functions(edited)), edited.ordering_mode()))
+        if keep is None:
+            return
+        try:
+            debug_frame.rewrite(parsed, edited, keep)
+        except ModelError as exc:
+            raise ModelError(f"cannot {edit}: {exc}") from None
 
     def _refuse_resolved_data_takings(self, edit: str, functions: list[Function], moved: Sequence[str] = ()) -> None:
         """Whole program: ModelError for an edit of the kernels of a module whose variables'
@@ -2449,6 +2471,43 @@ class Module:
         if gone is not None and any(d.space == "shared" and d.linkage != "extern" for d in self.data):
             self._refuse_moved_debug_shared(edit, gone)
 
+    def _refuse_searched_shared_users(self, edit: str, name: str) -> None:
+        """-g: ModelError for removing ``name`` beside module .shared variables coloured into
+        .nv_debug.shared whose users the decomposer searched for (fact ``searched_users``: the
+        other sets of users that give the cubin's layout). ptxas resolved the references, and
+        the set found first need not be the one ptxas saw; once a kernel goes the sets may lay
+        the memory out differently (random -g modules: q0062 sm_90 s0 is k0's and k2's, read
+        as k0's and k1's, and ptxas privatises it to k0 without k2; r0033, r0056). The removal
+        is built with every set found and goes ahead where they agree; refused where they do
+        not, or where the search for other sets stopped at its bound."""
+        if not self.device_debug:
+            return
+        victim = self.function(name)
+        fact = self.facts.get("searched_users")
+        if not isinstance(fact, dict):
+            return
+        if not fact.get("complete"):
+            if victim.is_kernel:
+                raise ModelError(f"cannot {edit}: under -g the kernels using the module's coloured .shared variables are searched for, and whether other users give this cubin too was not settled")
+            return
+        built: set[bytes] = set()
+        for users in [None, *fact.get("others", ())]:  # type: ignore[union-attr]
+            trial = copy.deepcopy(self)
+            del trial.facts["searched_users"]
+            for d in trial.data:
+                if users is not None and d.name in users:
+                    d.users = list(users[d.name])
+            try:
+                trial._remove_function(name)
+                built.add(trial.to_cubin())
+            except CubinemitError:
+                built.add(b"")  # refused with these users: the outcome is not the same
+            if len(built) > 1:
+                shared = next(iter(users or {}), "?")
+                raise ModelError(
+                    f"cannot {edit}: under -g the kernels using shared variable {shared!r} are searched for, several sets give this cubin's layout, and without {name!r} they lay the memory out differently"
+                )
+
     def _walk_names_shared(self, d: DataObject, layout: SharedLayout | None) -> str | None:
         """-g: why a reorder may change what ptxas makes of the static .shared variable ``d``
         (``layout``: the module's shared layout), or None. A kernel's own variable (function
@@ -2695,6 +2754,7 @@ class Module:
         functions = self._reordered(names, prototyped)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_resolved_data_takings("reorder functions", functions, names)
+        self._refuse_unfollowable_frame("reorder functions", functions)
         self._refuse_moved_first_address("reorder functions", functions)
         self._refuse_recompiled_under_g("reorder functions")
         self._refuse_carried_bindless("reorder functions")
