@@ -2289,3 +2289,14 @@ def test_g_remove_refused_where_the_searched_users_disagree(ptxas_ok, tmp_path, 
     fact = module.facts["searched_users"]
     assert fact["complete"] and fact["others"]
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k2", target, "g", "several sets give this cubin's layout", Module, "_refuse_searched_shared_users")
+
+
+def test_laid_out_size_reads_cfa_expressions():
+    """A device function's program with a DW_CFA_expression (ptxas -c sm_90: a saved
+    register's rule) is walked to its end: the block's bytes count, and an advance opens it,
+    so nothing is added."""
+    from cubinemit.semantic.frame import laid_out_size
+
+    program = bytes.fromhex("0404000000" "0c8180802800" "0404000000" "1091808028" "06928180802870" "0404000000" "0c81808028")
+    fde = bytes(36) + program + bytes(-(36 + len(program)) % 8)
+    assert laid_out_size(fde, kernel=False) == 36 + len(program) + (-(36 + len(program)) % 8)
