@@ -1669,9 +1669,11 @@ class Module:
         q0002 -O3 sm_80: ``ftab = {f0}`` holds 8 while k1's table lists f0, 1 once k1, the one
         kernel calling through a pointer, is removed; tests/probes_edits/wp_resolved_table).
         And with no kernel taking an address, the takings still shuffle the kernel order
-        (funcorder._shuffled), which the declaration order found does not account for: from
-        three kernels on the kernels' places in the PTX are not known (q0006 sm_90: k2 before
-        k1 once k0 goes; swapping f0 and k2 moves k2 before k0 and k1). ``moved``: the
+        (funcorder._shuffled), which the declaration order found does not account for (q0006
+        sm_90: k2 before k1 once k0 goes; swapping f0 and k2 moves k2 before k0 and k1), and
+        the values point into the kernels' copies (q0164, q0187: with two kernels too): any
+        edit of the kernels of a module with several is refused there (a lone kernel's
+        reorders among device functions move nothing: fo_data_declared). ``moved``: the
         functions a reorder names."""
         from .emit import address_table_functions
 
@@ -1692,9 +1694,9 @@ class Module:
             )
         if not self.facts.get("resolved_data"):
             return
-        if not lead and len(before) > 2 and len(after) > 1:
+        if not lead and len(before) > 1:
             raise ModelError(
-                f"cannot {edit}: the initializers hold function addresses ptxas resolved, which shuffle the kernel order by a PTX declaration order the cubin does not keep"
+                f"cannot {edit}: the initializers hold function addresses ptxas resolved, which shuffle the kernel order by a PTX declaration order the cubin does not keep and point into the kernels' code"
             )
 
     def _refuse_moved_constant4(self, edit: str, functions: list[Function], data: list[DataObject]) -> None:
