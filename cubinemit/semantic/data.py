@@ -1346,6 +1346,12 @@ def _direct_users(obj: ElfObject, module: Module) -> None:
                 (g for g in reaches.get(u, {u}) - {u} if g in position and g not in early and not funcs[g].is_kernel and all(g not in reaches[k] or k in reached_by for k in kernels)),
                 key=position.__getitem__,
             )
+            if not callees and not funcs[u].is_kernel and not any(u in reaches[k] for k in kernels):
+                # an object no kernel reaches was given the first uncalled function as its user
+                # (_infer_coloured); the cap names one after it: the first uncalled function
+                # made after the cap (random -g module q0356 sm_90: f1's atom on s0, the cap
+                # after f1, f0 before it)
+                callees = [g for g in texts if g in funcs and g not in early and not funcs[g].is_kernel and not any(g in reaches[k] for k in kernels)][:1]
             if not callees:
                 if d.linkage == "extern":
                     # an extern's users were read off section sizes, which an empty section
