@@ -99,10 +99,19 @@ def parse(frame: DebugSection) -> Frame:
     return Frame(frame, tuple(entries), owner, cie_reloc, cie_of, {c: p for p, c in cie_at.items()})
 
 
-def _uleb_end(data: bytes, i: int) -> int:
-    while data[i] & 0x80:
+def _uleb(data: bytes, i: int) -> tuple[int, int]:
+    """The ULEB128 at ``i``: its value and where it ends."""
+    value = shift = 0
+    while True:
+        value |= (data[i] & 0x7F) << shift
+        shift += 7
         i += 1
-    return i + 1
+        if not data[i - 1] & 0x80:
+            return value, i
+
+
+def _uleb_end(data: bytes, i: int) -> int:
+    return _uleb(data, i)[1]
 
 
 def _cfa_ops(program: bytes) -> tuple[list[int], int] | None:
@@ -121,14 +130,7 @@ def _cfa_ops(program: bytes) -> tuple[list[int], int] | None:
             elif op in (0x06, 0x07, 0x08, 0x0E):  # restore_extended, undefined, same_value, def_cfa_offset
                 i = _uleb_end(program, i)
             elif op == 0x10:  # expression: register, block length, block
-                i = _uleb_end(program, i)
-                n = shift = 0
-                while True:
-                    n |= (program[i] & 0x7F) << shift
-                    shift += 7
-                    i += 1
-                    if not program[i - 1] & 0x80:
-                        break
+                n, i = _uleb(program, _uleb_end(program, i))
                 i += n
             elif op != 0x00:
                 return None

@@ -1643,20 +1643,12 @@ class Module:
         """ModelError, at the edit rather than when the cubin is built, where the .debug_frame
         pairs cannot follow the new .text order (frame.rewrite: from sm_90 on a relocatable
         payload's last CIE that would move off the end has no known pointer step)."""
-        from ..funcorder import function_order
-        from . import frame as debug_frame
+        from .build import _frame_in_text_order
         from .decompose import ptx_functions
 
-        payload = next((d for d in self.debug if d.name == ".debug_frame"), None)
-        if payload is None or not payload.data:
-            return
-        edited = attrs.evolve(self, functions=functions, facts=copy.deepcopy(self.facts))
-        parsed = debug_frame.parse(payload)
-        keep = debug_frame.text_order(parsed, function_order(list(ptx_functions(edited)), edited.ordering_mode()))
-        if keep is None:
-            return
+        edited = attrs.evolve(self, functions=functions)
         try:
-            debug_frame.rewrite(parsed, edited, keep)
+            _frame_in_text_order(edited, ptx_functions(edited))  # works on a copy of the facts
         except ModelError as exc:
             raise ModelError(f"cannot {edit}: {exc}") from None
 
