@@ -632,25 +632,26 @@ def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) 
     return emitted[::-1]
 
 
-def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[list[int]]]]:
-    """The callees' jump tables in ``.nv.constant2.<owner>`` of a -g kernel whose own code has
-    none: (callee, start offset, its tables in record order) for every function the kernel
-    reaches that has INDIRECT_BRANCH_TARGETS and no bank of its own, in reverse .text order
-    (ptxas fills the late bank walking the functions backwards: jumptable -g, every target:
-    dev_static_jt, dev_weak_jt, dev_jt), each callee's tables back to back. Empty when
-    ``owner`` has branch targets of its own, reaches no such callee, or the bank is not that
-    layout (the decomposer declines a late bank then)."""
+def bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, list[int], list[list[int]]]] | None:
+    """The jump tables ``.nv.constant2.<owner>`` holds, by function: (function, each table's
+    start offset, its tables in record order) for ``owner`` itself and for every function it
+    reaches (``.nv.callgraph``) that has INDIRECT_BRANCH_TARGETS and no bank of its own, callees
+    in reverse .text order. A whole-program kernel's bank carries its callees' tables at the
+    offsets their code loads, the same in every caller's bank, zero where another kernel's
+    tables sit (r0004 -g: k0's own table at 0 and f0's at 8; k1, which only calls f0, zero
+    at 0..7 and f0's at 8). None when some table is not found in the bank."""
     from .elf.order import symbol_order, text_sections
     from .nvinfo import decode_callgraph
 
     bank = obj.find_section(".nv.constant2." + owner)
+    if bank is None:
+        return None
     graph_sec = obj.find_section(".nv.callgraph")
-    if bank is None or graph_sec is None or _branch_targets(obj, owner):
-        return []
-    names = [""] + [y.name for y in symbol_order(obj)]
     calls: dict[str, list[str]] = {}
-    for edge in decode_callgraph(graph_sec.data, symbol_name=lambda i: names[i]).calls:
-        calls.setdefault(edge.caller, []).append(edge.callee)
+    if graph_sec is not None:
+        names = [""] + [y.name for y in symbol_order(obj)]
+        for edge in decode_callgraph(graph_sec.data, symbol_name=lambda i: names[i]).calls:
+            calls.setdefault(edge.caller, []).append(edge.callee)
     reached: set[str] = set()
     todo = [owner]
     while todo:
@@ -659,18 +660,24 @@ def late_bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, int, list[li
                 reached.add(callee)
                 todo.append(callee)
     texts = [s.name[len(".text.") :] for s in text_sections(obj)]
-    blocks: list[tuple[str, int, list[list[int]]]] = []
-    at = 0
-    for callee in reversed(texts):
-        if callee in reached and callee != owner and obj.find_section(".nv.constant2." + callee) is None:
-            tables = _branch_tables(obj, callee)
-            if tables:
-                blocks.append((callee, at, tables))
-                at += 4 * sum(len(t) for t in tables)
-    if not blocks:
-        return []
-    words = b"".join(struct.pack(f"<{len(t)}I", *t) for _, _, tables in blocks for t in tables)
-    return blocks if words == bank.data else []
+    owners = [owner] + [f for f in reversed(texts) if f in reached and f != owner and obj.find_section(".nv.constant2." + f) is None]
+    words = [struct.unpack_from("<I", bank.data, o)[0] for o in range(0, len(bank.data) - 3, 4)]
+    used: set[int] = set()
+    blocks: list[tuple[str, list[int], list[list[int]]]] = []
+    for f in owners:
+        tables = _branch_tables(obj, f)
+        if not tables:
+            continue
+        starts: list[int] = []
+        for t in tables:
+            n = len(t)
+            i = next((i for i in range(len(words) - n + 1) if words[i : i + n] == t and not used & set(range(i, i + n))), None)
+            if i is None:
+                return None
+            used.update(range(i, i + n))
+            starts.append(4 * i)
+        blocks.append((f, starts, tables))
+    return blocks
 
 
 def _optimizer_relocs(
@@ -692,6 +699,20 @@ def _optimizer_relocs(
     func = next((y for y in obj.symbols if y.name == owner and y.type == STT_FUNC), None)
     targets = _branch_targets(obj, owner)
     relocs: list[tuple[int, Symbol, int, int]] = []
+    blocks = bank_blocks(obj, owner)
+    if blocks and any(f != owner for f, _, _ in blocks):
+        # callees' tables too (whole program): each function's block relocated against that
+        # function (PROG_REL32, addend its Mercury address), blocks in bank order, each in the
+        # order of a bank of its own (r0004 -g, sm_100a: k0 4, 0 then f0 0xc, 0x8; jumptable
+        # -g: dev_static_jt 4, 0; dev_weak_jt 20..8; dev_jt 36..24)
+        for f, starts, tables in sorted(blocks, key=lambda b: min(b[1])):
+            sym = next(y for y in obj.symbols if y.name == f and y.type == STT_FUNC)
+            offsets = [start + 4 * j for start, t in zip(starts, tables) for j in range(len(t))]
+            for off in reversed(offsets):
+                (v,) = struct.unpack_from("<I", bank.data, off)
+                relocs.append((off, sym, _M["PROG_REL32"], facts.pc(f, v)))
+                struct.pack_into("<I", data, off, 0)
+        return bytes(data), relocs
     if targets:
         assert func is not None
         for off in range(0, len(bank.data) - 3, 4):
@@ -705,23 +726,6 @@ def _optimizer_relocs(
         else:
             rank = {off: k for k, off in enumerate(order)}
             relocs.sort(key=lambda r: rank[r[0]])
-        return bytes(data), relocs
-    blocks = late_bank_blocks(obj, owner)
-    if blocks:
-        # a -g kernel's late bank of its callees' jump tables: each callee's block relocated
-        # against that callee (PROG_REL32, addend its Mercury address), blocks in bank order,
-        # each in the order of a bank of its own (jumptable -g, sm_100+: dev_static_jt 4, 0;
-        # dev_weak_jt 20..8; dev_jt 36..24)
-        for callee, start, tables in blocks:
-            sym = next(y for y in obj.symbols if y.name == callee and y.type == STT_FUNC)
-            size = 4 * sum(len(t) for t in tables)
-            block = bank.data[start : start + size]
-            order = _jump_table_order(block, tables, list(range(0, size, 4)))
-            assert order is not None
-            for off in order:
-                (v,) = struct.unpack_from("<I", bank.data, start + off)
-                relocs.append((start + off, sym, _M["PROG_REL32"], facts.pc(callee, v)))
-                struct.pack_into("<I", data, start + off, 0)
         return bytes(data), relocs
     clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
     for off in range(0, len(bank.data) - 7, 8):
@@ -1638,7 +1642,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
             for q in s.relocs:
                 if q.type == _M["PROG_REL32"]:
                     # against the bank's function, or in a -g kernel's late bank against the
-                    # callee whose table it is (late_bank_blocks)
+                    # callee whose table it is (bank_blocks)
                     f = q.symbol.name if q.symbol is not None else target.name[len(".nv.constant2.") :]
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
         elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):

@@ -1032,12 +1032,12 @@ def _constants(obj: ElfObject, fn: Function, by_name: dict[str, Section], names:
         if obj.e_type != ET_EXEC or not fn.is_kernel:
             raise NotImplementedError(f"{bank.name}: a bank created after .nv.prototype outside a whole-program kernel is not implemented yet")
         if any(s.mercury for s in obj.sections):
-            from ..mercury import late_bank_blocks
+            from ..mercury import bank_blocks
 
-            # its Mercury clone relocates each callee's tables against that callee, found by
-            # the layout rule of late_bank_blocks (jumptable -g, sm_100+)
-            if not late_bank_blocks(obj, fn.name):
-                raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank that is not its callees' jump tables in reverse .text order is not implemented yet")
+            # its Mercury clone relocates each callee's tables against that callee, found in
+            # the bank by mercury.bank_blocks (jumptable -g, r0004 -g; sm_100+)
+            if not bank_blocks(obj, fn.name):
+                raise NotImplementedError(f"{bank.name}: the Mercury clone of a late -g bank whose callees' jump tables are not found in it is not implemented yet")
         fn.facts["constant_bank_late"] = True
     fn.constants = bank.data
     fn.constant_relocations = _relocations(by_name.get(f".rela.nv.constant2.{fn.name}")) + _relocations(by_name.get(f".rel.nv.constant2.{fn.name}"))
