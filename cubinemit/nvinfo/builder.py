@@ -335,6 +335,9 @@ class Propagated:
     #: externs folded last (EXTERNS in the tail): those only -sanitize instrumentation brings,
     #: in a module whose own code calls no extern
     late_externs: tuple[str, ...]
+    #: ``late_externs`` are every function's of a one-entry module (_fold_module): ptxas lists
+    #: them by descending .symtab index
+    module_fold: bool
     #: some call cycle is reachable (stack and CRS depth cannot be bounded)
     recursive: bool
     #: own frame + the deepest chain of callee frames (UNBOUNDED with a cycle)
@@ -436,10 +439,10 @@ def _fold_module(facts: FunctionFacts, functions: Mapping[str, FunctionFacts]) -
         # a cta_group::2 tcgen05.alloc's NUM_MBARRIERS 0 alone is not folded here, where an
         # entry reaching it with several entries gets one (fold_tcgen05_cta2_single, fold_flags_tail)
         tail.remove(EIAttr.NUM_MBARRIERS)
-    # the module's externs as ptxas meets them walking every function in .text order, the
-    # entry at its own place, each new one put in front (fold_single_order: k's free, then
-    # g's malloc gives `malloc free`; fold_single_text_order: e's vprintf, then k's own
-    # malloc gives `malloc vprintf`)
+    # the module's externs: which ones, and an order for callers without .symtab indices
+    # (build_function_info lists them by descending index, as ptxas does: fold_single_symbols);
+    # a .text walk putting each new one in front agrees where each function calls one extern
+    # (fold_single_order: `malloc free`; fold_single_text_order: `malloc vprintf`)
     folded: list[str] = []
     for f in functions.values():
         for e in (facts if f.name == facts.name else f).externs:
@@ -585,12 +588,14 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
     # (VRC_CTA_INIT_COUNT follows the tcgen05 use of what the entry calls, not of the folded
     # uncalled functions: fold_flags_single)
     tcgen05 = any(map(uses_tensor_memory, (facts, *reached)))
+    module_fold = False
     if kernels == 1 and facts.is_kernel:
         # a single entry's VRC_CTA_INIT_COUNT is its own, called functions' tensor memory
         # folded with the rest (tests/probes_gfold/fold_tcgen05_single)
         tcgen05 = uses_tensor_memory(facts)
         ctaid_z_used, num_barriers, num_mbarriers, folded_tail, own, folded = _fold_module(facts, functions)
         tail, externs, late = list(folded_tail), list(own), list(folded)
+        module_fold = True
     return Propagated(
         register_count=max([facts.register_count, *(f.register_count for f in reached)]),
         num_barriers=num_barriers,
@@ -600,6 +605,7 @@ def _propagate(module: ModuleFacts, facts: FunctionFacts, functions: Mapping[str
         externs=tuple(externs),
         tail=tuple(tail),
         late_externs=tuple(late),
+        module_fold=module_fold,
         recursive=recursive,
         min_stack_size=UNBOUNDED if recursive else own_depth,
     )
@@ -876,7 +882,13 @@ def build_function_info(
                 if not (kernel and reserved is Emission.EVERY_FUNCTION):  # (then in place already)
                     s.add(_PROPAGATED, Flag(attr))
             else:
-                s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, prop.late_externs))
+                late = prop.late_externs
+                if prop.module_fold and symbol_rank is not None:
+                    # each put in front as ptxas makes its symbol: descending .symtab index,
+                    # whichever function calls it (tests/probes_gfold/fold_single_symbols:
+                    # free, malloc, vprintf where a .text walk gives malloc, free, vprintf)
+                    late = tuple(sorted(late, key=symbol_rank, reverse=True))
+                s.add(_PROPAGATED, SymbolList(EIAttr.EXTERNS, late))
     return s.ordered()
 
 
