@@ -143,16 +143,29 @@ def late_bank_order(functions: Sequence[Function]) -> list[Function]:
     tests/probes_const2). The callees whose code has compiler constants carry the fact
     ``holds_constants``; where none does, every callee stands for one (the decomposer records
     the fact only where that gives another order: decompose._check_late_banks)."""
+    return [f for group in late_bank_groups(functions) for f in group]
+
+
+def late_bank_groups(functions: Sequence[Function]) -> list[list[Function]]:
+    """:func:`late_bank_order` by the step of ptxas's walk that makes them: the banks one
+    callee brings are made together, then (sm_90+) their .rela sections (lb3 -g, sm_90:
+    `.nv.constant2.k_b .nv.constant2.k_a .rela.nv.constant2.k_b .rela.nv.constant2.k_a
+    .nv.constant2.k_c .rela.nv.constant2.k_c`, tests/probes_const2/late_banks_jt); a kernel
+    no callee explains stands alone."""
     late = [f for f in functions if f.facts.get("constant_bank_late") and f.constants]
     if len(late) < 2:
-        return late[::-1]
+        return [[f] for f in late]
     by_name = {f.name: f for f in functions}
     reached = {f.name: call_closure(by_name, f.name) - {f.name} for f in late}
     holders = [f for f in functions if f.facts.get("holds_constants")] or list(functions)
-    out: list[Function] = []
+    out: list[list[Function]] = []
+    made: set[str] = set()
     for callee in reversed(holders):
-        out += [f for f in reversed(late) if callee.name in reached[f.name] and f not in out]
-    return out + [f for f in reversed(late) if f not in out]
+        group = [f for f in reversed(late) if callee.name in reached[f.name] and f.name not in made]
+        if group:
+            out.append(group)
+            made.update(f.name for f in group)
+    return out + [[f] for f in reversed(late) if f.name not in made]
 
 
 class _Emitter:
@@ -625,7 +638,7 @@ class _Emitter:
         """-g whole program: a kernel whose own code has no compiler constants while its callees'
         have (jump tables, FP64 literals) gets its .nv.constant2.<k>, holding them, after
         .nv.callgraph and .nv.prototype (before .nv.rel.action), and from sm_90 on its .rela
-        right after it (jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
+        right after the banks made with it (late_bank_groups; jumptable -g, tests/probes_const2, every target: k_calls holds dev_jt's
         tables; realistic_G, tests/probes_rw, sm_75-89: mathy holds sin's 2/pi). Several such
         banks come in reverse .text order (kernels k_c, k_a, k_b calling device functions with
         FP64 literals, sm_75/sm_86 -g: .nv.constant2.k_b, .k_a, .k_c), as
@@ -634,11 +647,12 @@ class _Emitter:
             # both come after .nv.prototype from sm_90 on; no probe tells their order
             raise NotImplementedError("-g late constant banks next to late texture-handle banks are not implemented yet")
         texts = {fn.name: text for fn, text in functions}
-        for fn in late_bank_order([fn for fn, _ in functions]):
-            text = texts[fn.name]
-            bank = self.constant_bank(fn, text, late=True)
-            if bank is not None and self.family is not Family.LEGACY:
-                self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
+        for group in late_bank_groups([fn for fn, _ in functions]):
+            banks = [(fn, self.constant_bank(fn, texts[fn.name], late=True)) for fn in group]
+            if self.family is not Family.LEGACY:
+                for fn, bank in banks:
+                    if bank is not None:
+                        self.ask_relocations(bank, [(".rela", fn.constant_relocations)])
 
     def relocations_on_demand(self, fn: Function, text: Section) -> None:
         """Relocatable output of a function with constants: ptxas walks the code in order and,
