@@ -1064,14 +1064,17 @@ def _reserved_clone_fact(obj: ElfObject, merc: object) -> object:
 
 def _check_late_banks(obj: ElfObject, module: Module) -> None:
     """-g: the emitter makes the late banks (fact ``constant_bank_late``) in
-    :func:`emit.late_bank_order`, which follows the callees whose code has compiler constants.
-    Which callees those are the order of the banks tells: where every callee standing for one
-    gives another order, the fewest callees that give the file's order get the fact
-    ``holds_constants`` (late_banks_by_callee with k_b also calling a constant-free dev_plain:
-    ptxas ignores dev_plain). Declined when no set of callees gives it."""
+    :func:`emit.late_bank_groups`, which follows the callees whose code has compiler constants:
+    the banks one callee brings, then (sm_90+) their .rela sections. Which callees those are
+    the order of the names tells: where every callee standing for one gives another order, the
+    fewest callees that give the file's order get the fact ``holds_constants``
+    (late_banks_by_callee with k_b also calling a constant-free dev_plain: ptxas ignores
+    dev_plain; random r0050 -g sm_90: f1's table brings k1's bank and .rela, then f0's k0's,
+    where every callee standing for one puts both banks first). Declined when no set of
+    callees gives it."""
     from itertools import combinations
 
-    from .emit import late_bank_order
+    from .emit import late_bank_groups
 
     late = [f.name for f in module.functions if f.facts.get("constant_bank_late")]
     if len(late) < 2:
@@ -1079,8 +1082,17 @@ def _check_late_banks(obj: ElfObject, module: Module) -> None:
     by_name = {f.name: f for f in module.functions}
     texts = [by_name[s.name[len(".text.") :]] for s in text_sections(obj) if s.name[len(".text.") :] in by_name]
     names = _first_named(obj)
-    made = sorted(late, key=lambda n: names[f".nv.constant2.{n}"])
-    if made == [f.name for f in late_bank_order(texts)]:
+    wanted = [n for f in late for n in (f".nv.constant2.{f}", f".rela.nv.constant2.{f}") if n in names]
+    made = sorted(wanted, key=names.__getitem__)
+
+    def sequence() -> list[str]:
+        out: list[str] = []
+        for group in late_bank_groups(texts):
+            out += [f".nv.constant2.{f.name}" for f in group]
+            out += [n for f in group if (n := f".rela.nv.constant2.{f.name}") in names]
+        return out
+
+    if made == sequence():
         return
     called = {c for f in module.functions for c in f.calls}
     callees = [f for f in texts if not f.is_kernel and f.name in called]
@@ -1088,7 +1100,7 @@ def _check_late_banks(obj: ElfObject, module: Module) -> None:
         for chosen in combinations(callees, size):
             for f in chosen:
                 f.facts["holds_constants"] = True
-            if made == [f.name for f in late_bank_order(texts)]:
+            if made == sequence():
                 return
             for f in chosen:
                 del f.facts["holds_constants"]
