@@ -2300,3 +2300,43 @@ def test_laid_out_size_reads_cfa_expressions():
     program = bytes.fromhex("0404000000" "0c8180802800" "0404000000" "1091808028" "06928180802870" "0404000000" "0c81808028")
     fde = bytes(36) + program + bytes(-(36 + len(program)) % 8)
     assert laid_out_size(fde, kernel=False) == 36 + len(program) + (-(36 + len(program)) % 8)
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_c_swap_of_a_static_kernel_whose_builtins_another_kernel_made_is_refused(ptxas_ok, tmp_path, monkeypatch, target):
+    """-c: the static k2 calls the builtins k1 made, so the cubin does not keep whether k2 was
+    defined first or last; swapping k0 and k2 moves k0 after k1 only in the second case. The
+    order the decomposer holds (k2 first) and the one with k2 moved last, its builtins left to
+    k1, give this cubin, so the swap is refused; without trying that second order it builds
+    other bytes than ptxas (tests/probes_edits/c_static_kernel_builtins)."""
+    import cubinemit.semantic.creation as creation
+
+    src = EDIT_PROBES / "c_static_kernel_builtins.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "c")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
+        module.reorder_functions(["k2", "k0"])
+    assert build(module) == data
+    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx: names)
+    module.reorder_functions(["k2", "k0"])
+    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k0", "k2"), target, "c")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_c_remove_refused_where_launch_bounds_cap_a_builtin(ptxas_ok, tmp_path, monkeypatch, target):
+    """Optimised -c compiles ptxas's builtins within their callers' tightest register budget
+    too, at times: without k1's budget of 40 the f64 division builtin k2 still calls comes out
+    other code. The removal is refused; let through, it differs from ptxas
+    (tests/probes_edits/c_budget_builtin, after a random module)."""
+    src = EDIT_PROBES / "c_budget_builtin.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "c")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k1"), target, "c")
+    before = {f.name: f.sass for f in decompose(read_cubin(data)).functions}
+    assert {f.name: f.sass for f in decompose(read_cubin(want)).functions}["__cuda_sm20_div_rn_f64_full"] != before["__cuda_sm20_div_rn_f64_full"]
+    _assert_removal_refused(data, "k1", "under -c 'k1''s launch bounds cap the registers of '__cuda_sm20_div_rn_f64_full'")
+    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
+    module = decompose(read_cubin(data))
+    module.remove_function("k1")
+    assert build(module) != want
