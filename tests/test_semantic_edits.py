@@ -2340,3 +2340,20 @@ def test_c_remove_refused_where_launch_bounds_cap_a_builtin(ptxas_ok, tmp_path, 
     module = decompose(read_cubin(data))
     module.remove_function("k1")
     assert build(module) != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_remove_refused_where_the_next_first_kernel_names_the_same_slots_in_its_order(ptxas_ok, tmp_path, monkeypatch, target):
+    """kb, first in .text, reads texture A then surface C; ka, next, reads C then A. Both hold
+    the same handle slots, so the references the first function names look the same without
+    kb, but ptxas names them in ka's code order (C A), which the cubin does not keep: the
+    removal is refused (tests/probes_edits/refs_same_slots)."""
+    src = EDIT_PROBES / "refs_same_slots.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "def")
+    assert [y.name for y in read_cubin(data).symbols if y.name in ("A", "C")] == ["A", "C"]
+    _assert_removal_refused(data, "kb", "which names the references \\['A', 'C'\\], textures and surfaces, in its code's order")
+    monkeypatch.setattr(Module, "_references_after", lambda self, edit, functions: [d for d in self.data if d.space in ("tex", "surf", "sampler")])
+    got, want = _removed(tmp_path, src, "kb", target, "def")
+    assert [y.name for y in read_cubin(want).symbols if y.name in ("A", "C")] == ["C", "A"]
+    assert got != want

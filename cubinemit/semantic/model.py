@@ -2302,8 +2302,16 @@ class Module:
         refs = [d for d in self.data if d.space in REF_TYPES]
         before = self._first_function_references(self.functions)
         after = self._first_function_references(functions)
-        if len(refs) < 2 or before == after:
+        if len(refs) < 2:
             return refs
+        spaces = {d.name: d.space for d in refs}
+        if before == after:
+            old_first, new_first = (attrs.evolve(self, functions=fns)._text_order()[:1] for fns in (self.functions, functions))
+            if old_first == new_first or not self.ordering_mode().whole_program or len({spaces[n] for n in after or ()}) < 2:
+                return refs
+            # the same handle slots, but another kernel's code names them: in its own order
+            # (random h0025 sm_100a without k2: k2 named tx0 sf0, k1 names sf0 tx0)
+            raise ModelError(f"cannot {edit}: the first function in .text would be {new_first[0]!r}, which names the references {after}, textures and surfaces, in its code's order, which a whole-program cubin does not keep")
         from .texrefs import independent
 
         if independent(self) and not self.options.get("compile_only"):
@@ -2314,7 +2322,6 @@ class Module:
             raise ModelError(f"cannot {edit}: it changes the first function's texture/sampler references, whose naming order independent texturing mode does not show")
         if before is None or after is None or [d.name for d in refs[: len(before)]] != before:
             raise ModelError(f"cannot {edit}: it changes the first function's texture/surface references, and how ptxas then orders {refs[0].name!r} and the others is not modelled")
-        spaces = {d.name: d.space for d in refs}
         if self.ordering_mode().whole_program and len({spaces[n] for n in after}) > 1:
             # whole program keeps a kernel's uses as handle slots, textures before surfaces,
             # and ptxas names them in its code's order (tests/probes_edits/refs_use_order:
