@@ -516,7 +516,7 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
 
 def _definition(text: str, name: str) -> re.Match[str]:
     """Where ``text`` defines ``name``: a kernel, or a device function's body (not its prototype)."""
-    found = re.search(r"\n\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
+    found = re.search(r"\n(?:\.visible |\.weak )?\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
     found = found or re.search(r"\n(?:\.visible |\.weak )?\.entry " + re.escape(name) + r"\(.*?\n}\n", text, re.S)
     assert found is not None, name
     return found
@@ -2357,3 +2357,25 @@ def test_remove_refused_where_the_next_first_kernel_names_the_same_slots_in_its_
     got, want = _removed(tmp_path, src, "kb", target, "def")
     assert [y.name for y in read_cubin(want).symbols if y.name in ("A", "C")] == ["C", "A"]
     assert got != want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+@pytest.mark.parametrize("mode", ("c", "g", "O0_c"))
+def test_reorder_without_prototypes_places_each_definition_where_it_was_created(ptxas_ok, tmp_path, target, mode):
+    """Swapping the uncalled device function f1 and k0 moves f1 only if it was defined where
+    ptxas created it; the cubin does not say whether a prototype declared it first, so the
+    swap is refused, and with ``no_prototypes=True`` (the caller's PTX has none) it matches
+    ptxas (tests/probes_edits/c_no_prototypes)."""
+    src = EDIT_PROBES / "c_no_prototypes.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, mode)
+    want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "f1", "k0"), target, mode)
+    assert want != data
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="does not keep where '(k0|f1)' stood among the definitions"):
+        module.reorder_functions(["k0", "f1"])
+    assert build(module) == data
+    with pytest.raises(ModelError, match="contradict"):
+        module.reorder_functions(["k0", "f1"], prototyped=True, no_prototypes=True)
+    module.reorder_functions(["k0", "f1"], no_prototypes=True)
+    assert build(module) == want

@@ -261,6 +261,7 @@ def reorder_outcomes(
     builtins: set[str],
     calls: dict[str, Sequence[str]],
     declared: set[str],
+    defined: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> Iterator[list[str]] | None:
     """The creation orders reordering ``names``' definitions into this order may give, one per
     hypothesis on where their definitions stood (None past :data:`REORDER_LIMIT`).
@@ -275,7 +276,8 @@ def reorder_outcomes(
     of them; ``declared`` ones have a prototype (the caller knows: nvcc and LLVM declare a
     function a variable's initializer points to before the variable, while PTX that defines
     it first creates it at its definition, and the cubin keeps neither: tests/funcorder_probes
-    fo_data_declared and fo_data_defined give one cubin). A moved
+    fo_data_declared and fo_data_defined give one cubin); ``defined`` ones have none (the
+    caller knows its PTX defines them where it first mentions them). A moved
     function without prototype is created at its new definition; a body makes the builtins
     it calls that do not exist yet where it stands, in call order (builtins that only
     builtins call keep their places after every user body: tests/probes_builtin/bi_nested)."""
@@ -291,7 +293,10 @@ def reorder_outcomes(
             choices.append([None])
         elif made[f]:
             b0 = pos[made[f][0]]
-            choices.append(([None] if b0 == pos[f] + 1 and f not in declared else []) + [b0 - 0.5])
+            at = [None] if b0 == pos[f] + 1 and f not in declared else []
+            choices.append(at if f in defined else at + [b0 - 0.5])
+        elif f in defined:
+            choices.append([None])
         else:
             choices.append(([] if f in declared else [None]) + [j - 0.5 for j in range(pos[f] + 1, len(order) + 1)])
     count = 1

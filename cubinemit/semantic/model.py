@@ -264,12 +264,12 @@ def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
     return [f for f in functions if f.name in weak] + out  # uncalled ones first
 
 
-def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[PtxFunction], mode: Mode, sm: int, declared: set[str]) -> list[Function]:
+def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[PtxFunction], mode: Mode, sm: int, declared: set[str], defined: set[str] = frozenset()) -> list[Function]:  # type: ignore[assignment]
     """``functions`` (a creation order) after putting ``names``' definitions in this order, or
     ModelError where the places their definitions may have held give different cubins
     (semantic.creation.reorder_outcomes; every hypothesis must give the same .text order,
     symbols, callgraph, prototypes and signature strings). ``declared``: functions the caller
-    says a prototype declares before their definitions."""
+    says a prototype declares before their definitions; ``defined``: ones it says none does."""
     from .creation import derived_by_rules, reorder_outcomes
 
     by_name = {f.name: f for f in functions}
@@ -280,6 +280,7 @@ def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[P
         {f.name for f in functions if _builtin_kind(f)},
         {f.name: [c for c in f.calls if c in by_name] for f in functions},
         declared,
+        defined,
     )
     if outcomes is None:
         raise ModelError(f"cannot reorder {names!r}: too many places their definitions may have held to tell the outcome")
@@ -2719,7 +2720,7 @@ class Module:
             if d.scope in owners and _LINE_NAMED.match(d.name):
                 raise ModelError(f"cannot {edit}: {d.name!r} of {d.scope!r} is named after its PTX line, which the edit moves")
 
-    def reorder_functions(self, names: list[str], *, prototyped: bool = False) -> None:
+    def reorder_functions(self, names: list[str], *, prototyped: bool = False, no_prototypes: bool = False) -> None:
         """Put the named functions in this PTX definition order, in the places they held among
         the module's functions (naming every function reorders the whole module). ptxas's
         .text order, symbols, records and .debug_frame entries follow when the cubin is built.
@@ -2735,14 +2736,20 @@ class Module:
         the variable creates it there, and the move moves it (tests/funcorder_probes
         fo_data_defined, probes_weak weak_vtable_last -c). ``prototyped=True`` says the
         module's PTX has those prototypes (the compiler that wrote it knows); without it
-        both are tried. The reorder is refused where the places a definition may have held
+        both are tried. ``no_prototypes=True`` says the PTX declares no function by prototype
+        before its definition, so each device function stood where ptxas created it (a
+        compiler that defines every function before its uses knows; without it a device
+        function's definition may have stood anywhere after its creation, and a swap whose
+        outcome depends on that is refused). The reorder is refused where the places a definition may have held
         give different cubins (:meth:`_reordered`), and where it
         moves a kept name's ``.nv.constant4`` slot (whole program), or makes a kernel the cubin
         does not say uses shared memory the first one that might
         (:meth:`_refuse_unknown_shared_use`)."""
-        self._edit_checked("reorder functions", lambda m: m._reorder_functions(names, prototyped))
+        if prototyped and no_prototypes:
+            raise ModelError("cannot reorder: prototyped=True and no_prototypes=True contradict each other")
+        self._edit_checked("reorder functions", lambda m: m._reorder_functions(names, prototyped, no_prototypes))
 
-    def _reorder_functions(self, names: list[str], prototyped: bool = False) -> None:
+    def _reorder_functions(self, names: list[str], prototyped: bool = False, no_prototypes: bool = False) -> None:
         if len(set(names)) != len(names):
             raise ModelError(f"cannot reorder: {next(n for n in names if names.count(n) > 1)!r} is named twice")
         for n in names:
@@ -2752,7 +2759,7 @@ class Module:
         before = self._builtin_copies()
         slots = [i for i, f in enumerate(self.functions) if f.name in set(names)]
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions", [self.function(n) for n in names])
-        functions = self._reordered(names, prototyped)
+        functions = self._reordered(names, prototyped, no_prototypes)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
         self._refuse_resolved_data_takings("reorder functions", functions, names)
         self._refuse_unfollowable_frame("reorder functions", functions)
@@ -2838,7 +2845,7 @@ class Module:
                 f"cannot {edit}: the cubin does not say whether {first!r} uses the dynamic shared memory, and ptxas puts .nv.reservedSmem.cap after the first kernel that does"
             )
 
-    def _reordered(self, names: list[str], prototyped: bool = False) -> list[Function]:
+    def _reordered(self, names: list[str], prototyped: bool = False, no_prototypes: bool = False) -> list[Function]:
         """The creation order after putting ``names``' definitions in this order, or ModelError
         where something the cubin does not keep decides the bytes:
 
@@ -2857,7 +2864,8 @@ class Module:
         ptx = ptx_functions(self)
         mode = self.ordering_mode()
         declared = {r.symbol for d in self.data for r in d.relocations if r.symbol} if prototyped else set()
-        functions = _reordered_from(list(self.functions), names, ptx, mode, self.sm, declared)
+        defined = {f.name for f in self.functions} if no_prototypes else set()
+        functions = _reordered_from(list(self.functions), names, ptx, mode, self.sm, declared, defined)
         if mode.whole_program:
             # the shuffle moved the takers first, so even a reorder that leaves the model's
             # kernel order as it is may move ptxas's (fz r058: k2 k3 swapped)
@@ -2868,7 +2876,7 @@ class Module:
                 )
             self._refuse_moved_table_order(names, functions, tables)
             return functions
-        other = edit_outcome_unknown(self.functions, ptx, mode, self.sm, lambda fns: _reordered_from(fns, names, ptx, mode, self.sm, declared), _weak_builtins_after_callers)
+        other = edit_outcome_unknown(self.functions, ptx, mode, self.sm, lambda fns: _reordered_from(fns, names, ptx, mode, self.sm, declared, defined), _weak_builtins_after_callers)
         if other is not None:
             moved = next(a for a, b in zip(other, (f.name for f in self.functions)) if a != b)
             raise ModelError(
