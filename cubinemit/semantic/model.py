@@ -1143,7 +1143,7 @@ class Module:
                 continue
             if debug and not self.options.get("compile_only") and k.constants:
                 raise ModelError(f"cannot add kernel {k.name!r}: under -g its .nv.constant2 holds constants of the functions it calls ({callees[0]!r}), which ptxas then lays out anew (their code changes)")
-            capped = _first_newly_capped(k, self._budgeted(set(callees)), old) if _caps_registers(k) else None
+            capped = _first_newly_capped(k, callees, old) if _caps_registers(k) else None
             if capped is not None:
                 raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {capped!r}, which ptxas then compiles anew")
 
@@ -2231,7 +2231,7 @@ class Module:
                 # once within its callers' tightest budget (tests/probes_edits g_bounds_callee
                 # -O0 -c sm_90 without k_bounded: the division slow path's code changes);
                 # optimised -c does so too (tests/probes_edits c_bounds_callee,
-                # c_budget_builtin: _budgeted)
+                # c_budget_builtin)
                 self._refuse_loosened_register_budget(edit, gone)
             return
         self._refuse_recompiled_under_g(edit, gone)
@@ -2395,22 +2395,10 @@ class Module:
                 raise ModelError(f"cannot {edit}: {f.name!r} carries BINDLESS records whose repetition depends on the kernels around it (below sm_90, -c and -g), which is not modelled")
 
     def _budget_mode(self) -> str:
-        """The mode whose register budgets :meth:`_budgeted` follows, for messages."""
+        """The mode whose register budgets an edit loosens, for messages."""
         if self.device_debug:
             return "-g"
         return "-c -O0" if self.options.get("opt_level") == 0 else "-c"
-
-    def _budgeted(self, callees: set[str]) -> list[str]:
-        """The ``callees`` ptxas compiles within their callers' tightest register budget, all
-        of them, -g, -c -O0 and optimised -c alike: the module's own device functions (random
-        synthetic modules, sm_75/sm_90 -c: static f1, called by k0 with .maxnreg 32 and by k1,
-        changes without k0 although it uses 24 registers; probe c_bounds_callee) and ptxas's
-        builtins, whose code a budget changes only at times: g_bounds_callee -c with
-        k_bounded's budget of 24, not of 32 or 40, changes the f32 division slow path; random
-        r0025 -c sm_90 without k1's budget of 40 (.maxntid 128 .maxnreg 40) has the f64
-        division k2 still calls take 30 registers, not 32 (c_budget_builtin). The cubin does
-        not tell which, so each counts."""
-        return sorted(callees)
 
     def _refuse_loosened_register_budget(self, edit: str, gone: set[str]) -> None:
         """ModelError when a -g removal takes away a kernel whose launch bounds (.maxntid,
@@ -2437,7 +2425,15 @@ class Module:
         for k in self.functions:
             if not k.is_kernel or k.name not in gone or not _caps_registers(k):
                 continue
-            capped = _first_newly_capped(k, self._budgeted(call_closure(by_name, k.name, edges) - {k.name} - gone), kept)
+            # every callee counts, -g, -c -O0 and optimised -c alike: the module's own device
+            # functions (random synthetic modules, sm_75/sm_90 -c: static f1, called by k0
+            # with .maxnreg 32 and by k1, changes without k0 although it uses 24 registers;
+            # probe c_bounds_callee) and ptxas's builtins, whose code a budget changes only at
+            # times, which the cubin does not tell (g_bounds_callee -c: k_bounded's budget of
+            # 24, not of 32 or 40, changes the f32 division slow path; random r0025 -c sm_90:
+            # without k1's budget of 40 the f64 division k2 still calls takes 30 registers,
+            # not 32, probe c_budget_builtin)
+            capped = _first_newly_capped(k, sorted(call_closure(by_name, k.name, edges) - {k.name} - gone), kept)
             if capped is not None:
                 raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
 
