@@ -2379,3 +2379,18 @@ def test_reorder_without_prototypes_places_each_definition_where_it_was_created(
         module.reorder_functions(["k0", "f1"], prototyped=True, no_prototypes=True)
     module.reorder_functions(["k0", "f1"], no_prototypes=True)
     assert build(module) == want
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a"))
+def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(ptxas_ok, tmp_path, target):
+    """-c -O0 lists static functions after the others, so where the static f1 was created among
+    them is not kept even when no prototype declared it: the swap of f1 and f2 stays refused
+    with ``no_prototypes=True`` (which took f1's decomposed place for its definition and built
+    other bytes than ptxas; tests/probes_edits/c_no_prototypes_static, a random module)."""
+    src = EDIT_PROBES / "c_no_prototypes_static.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "O0_c")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="does not keep where"):
+        module.reorder_functions(["f2", "f1"], no_prototypes=True)
+    assert build(module) == data
