@@ -2318,7 +2318,7 @@ def test_c_swap_of_a_static_kernel_whose_builtins_another_kernel_made_is_refused
     with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
         module.reorder_functions(["k2", "k0"])
     assert build(module) == data
-    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx: names)
+    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx, **_: names)
     module.reorder_functions(["k2", "k0"])
     assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k0", "k2"), target, "c")
 
@@ -2394,3 +2394,24 @@ def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(
     with pytest.raises(ModelError, match="does not keep where"):
         module.reorder_functions(["f2", "f1"], no_prototypes=True)
     assert build(module) == data
+
+
+@pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
+def test_reorder_refused_where_static_kernels_made_builtins_elsewhere(ptxas_ok, tmp_path, monkeypatch, target):
+    """-c -O0: the static kernels k0 and k1, decomposed first, may stand after f0 and f1, each
+    followed by the builtins it made; swapping f0 and f1 then gives other bytes, so the swap is
+    refused even with ``no_prototypes=True``. Without trying the orders where each body is
+    followed by its builtins it builds other bytes than ptxas
+    (tests/probes_edits/c_o0_static_kernels_builtins, a random module)."""
+    import cubinemit.semantic.creation as creation
+
+    src = EDIT_PROBES / "c_o0_static_kernels_builtins.ptx"
+    text = src.read_text()
+    data = _compile(tmp_path, src.stem, text, target, "O0_c")
+    module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
+        module.reorder_functions(["f1", "f0"], no_prototypes=True)
+    assert build(module) == data
+    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx, **_: names)
+    module.reorder_functions(["f1", "f0"], no_prototypes=True)
+    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "f0", "f1"), target, "O0_c")

@@ -194,8 +194,8 @@ def edit_outcome_unknown(
         if moves > MOVES_LIMIT + SEARCH_LIMIT:
             break
         cand = [f.name for f in realize([by_name[n] for n in cand])]
-        placed = _kernel_builtins_placed(cand, by_ptx)
-        for c in (cand, placed) if placed != cand else (cand,):
+        tries = dict.fromkeys(tuple(c) for c in (cand, _kernel_builtins_placed(cand, by_ptx), _kernel_builtins_placed(cand, by_ptx, every_body=True)))
+        for c in map(list, tries):
             fs = [by_ptx[n] for n in c]
             try:  # quick test first: most moves change the .text order
                 order = function_order(fs, mode)
@@ -208,12 +208,14 @@ def edit_outcome_unknown(
     return None
 
 
-def _kernel_builtins_placed(names: list[str], by_ptx: dict[str, PtxFunction]) -> list[str]:
+def _kernel_builtins_placed(names: list[str], by_ptx: dict[str, PtxFunction], every_body: bool = False) -> list[str]:
     """``names`` with the builtins each kernel's body makes (those it calls that do not stand
     before it) moved right after it, in call order: a single move of a kernel leaves the
     builtins it made behind, where the kernel that now calls them first makes them (random
     r0113 -c: the static k2 defined after k1, both calling the same three builtins, which
-    follow k1; the decomposed order has k2 first)."""
+    follow k1; the decomposed order has k2 first). ``every_body``: device functions' bodies
+    too, each taken to stand at its creation (random r0145 -c -O0: the static k0 and k1,
+    decomposed first, defined after f0 and f1, each followed by the builtins it made)."""
     out = list(names)
     made: set[str] = set()
     i = 0
@@ -221,7 +223,7 @@ def _kernel_builtins_placed(names: list[str], by_ptx: dict[str, PtxFunction]) ->
         f = by_ptx[out[i]]
         if is_builtin_name(f.name):
             made.add(f.name)
-        elif f.is_kernel:
+        elif f.is_kernel or every_body:
             new = [c for c in dict.fromkeys(f.calls) if is_builtin_name(c) and c not in made and c in by_ptx]
             out = out[: i + 1] + new + [n for n in out[i + 1 :] if n not in new]
             made.update(new)
