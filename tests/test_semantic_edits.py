@@ -2415,3 +2415,14 @@ def test_reorder_refused_where_static_kernels_made_builtins_elsewhere(ptxas_ok, 
     monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx, **_: names)
     module.reorder_functions(["f1", "f0"], no_prototypes=True)
     assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "f0", "f1"), target, "O0_c")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_reorder_refused_where_the_extern_declaration_order_is_not_kept(ptxas_ok, tmp_path, monkeypatch, target):
+    """Whole program names the externs walking the kernels in .text order, each kernel's in
+    declaration order: k1 first names malloc free (f0's copy), k0 then vprintf, which does
+    not show that vprintf was declared first. With k0 first ptxas names vprintf malloc free:
+    the swap is refused, and let through it differs from ptxas
+    (tests/probes_edits/wp_extern_naming)."""
+    src = EDIT_PROBES / "wp_extern_naming.ptx"
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "k0", "k1", target, "def", "would name the extern functions", "_refuse_unknown_extern_order")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import itertools
 import math
 import operator
 import re
@@ -1366,6 +1367,7 @@ class Module:
             gone_name = next(r.symbol for r in holder.relocations if r.symbol in gone)
             raise ModelError(f"cannot remove {name!r}: variable {holder.name!r} holds the address of {gone_name!r}")
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
+        self._refuse_unknown_extern_order(f"remove {name!r}", functions)
         self._refuse_resolved_data_takings(f"remove {name!r}", functions)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
@@ -2335,6 +2337,37 @@ class Module:
             raise ModelError(f"cannot {edit}: {displaced[0]!r} is no longer named by the first function, and its declared place among the other references is not in the cubin")
         return [by_name[n] for n in after] + rest + [by_name[n] for n in displaced]
 
+    def _refuse_unknown_extern_order(self, edit: str, functions: list[Function]) -> None:
+        """Whole program: ModelError when the edit makes ptxas name the extern functions in an
+        order the cubin does not tell. It names them walking the kernels in .text order, each
+        kernel's externs (its inlined copies' included) in declaration order; the cubin shows
+        that order only between externs one kernel names together, so the model's declaration
+        order is one of several that give the cubin. Every order that names them as the cubin
+        does must name them alike after the edit (random r0134: k1 first names malloc free
+        through f0's copy, then k0 vprintf; with k0 first it names vprintf malloc free, as
+        they were declared, where the decomposed order, malloc free vprintf, gives that)."""
+        if not self.ordering_mode().whole_program:
+            return
+        externs = [f.name for f in self.functions if f.linkage == "extern"]
+        if len(externs) < 2:
+            return
+
+        def naming(fns: list[Function], order: Sequence[str]) -> list[str]:
+            by_name = {f.name: f for f in fns}
+            seq: list[str] = []
+            for n in attrs.evolve(self, functions=fns)._text_order():
+                f = by_name.get(n)
+                calls = set(f.calls) if f is not None else set()
+                seq += [e for e in order if e in calls and e not in seq]
+            return seq
+
+        base, want = naming(self.functions, externs), naming(functions, externs)
+        for order in itertools.islice(itertools.permutations(externs), 5040):
+            if naming(self.functions, order) == base and naming(functions, order) != want:
+                raise ModelError(
+                    f"cannot {edit}: ptxas would name the extern functions {want} in their declaration order, which the cubin does not keep ({list(order)} gives it too)"
+                )
+
     def _put_references(self, refs: list[DataObject]) -> None:
         """The references in the places references hold among the module's data, in this order."""
         slots = [i for i, d in enumerate(self.data) if d.space in REF_TYPES]
@@ -2757,6 +2790,7 @@ class Module:
         self._refuse_moved_lines(self.functions[min(slots) : max(slots) + 1] if slots else [], "reorder functions", [self.function(n) for n in names])
         functions = self._reordered(names, prototyped, no_prototypes)
         self._refuse_moved_constant4("reorder functions", functions, self.data)
+        self._refuse_unknown_extern_order("reorder functions", functions)
         self._refuse_resolved_data_takings("reorder functions", functions, names)
         self._refuse_unfollowable_frame("reorder functions", functions)
         self._refuse_moved_first_address("reorder functions", functions)
