@@ -1880,6 +1880,9 @@ def test_edits_refused_where_a_later_kernel_order_explains_the_cubin(ptxas_ok, t
     want = _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "kA", "kB"), target, "g")
     monkeypatch.setattr(creation, "_permutations", lambda names: iter(()))
     monkeypatch.setattr(creation, "_grouped", lambda names, kernels: iter(()))
+    # (the decomposed order has the kernels apart from the builtins they made, which is
+    # refused up front too: Module._refuse_unplaced_kernel_bodies)
+    monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
     module = decompose(read_cubin(data))
     module.reorder_functions(["kB", "kA"])
     assert build(module) != want
@@ -2382,7 +2385,7 @@ def test_reorder_without_prototypes_places_each_definition_where_it_was_created(
 
 
 @pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a"))
-def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(ptxas_ok, tmp_path, target):
+def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(ptxas_ok, tmp_path, monkeypatch, target):
     """-c -O0 lists static functions after the others, so where the static f1 was created among
     them is not kept even when no prototype declared it: the swap of f1 and f2 stays refused
     with ``no_prototypes=True`` (which took f1's decomposed place for its definition and built
@@ -2391,6 +2394,10 @@ def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, "O0_c")
     module = decompose(read_cubin(data))
+    # (its static kernels stand apart from the builtins they made, which is refused first)
+    with pytest.raises(ModelError, match="has a kernel apart from the builtins its body made"):
+        module.reorder_functions(["f2", "f1"], no_prototypes=True)
+    monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
     with pytest.raises(ModelError, match="does not keep where"):
         module.reorder_functions(["f2", "f1"], no_prototypes=True)
     assert build(module) == data
@@ -2409,6 +2416,10 @@ def test_reorder_refused_where_static_kernels_made_builtins_elsewhere(ptxas_ok, 
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, "O0_c")
     module = decompose(read_cubin(data))
+    with pytest.raises(ModelError, match="has a kernel apart from the builtins its body made"):
+        module.reorder_functions(["f1", "f0"], no_prototypes=True)
+    # the search of other declaration orders refuses it too
+    monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
     with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
         module.reorder_functions(["f1", "f0"], no_prototypes=True)
     assert build(module) == data
@@ -2426,3 +2437,13 @@ def test_reorder_refused_where_the_extern_declaration_order_is_not_kept(ptxas_ok
     (tests/probes_edits/wp_extern_naming)."""
     src = EDIT_PROBES / "wp_extern_naming.ptx"
     _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "k0", "k1", target, "def", "would name the extern functions", "_refuse_unknown_extern_order")
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_reorder_refused_where_the_decomposed_kernels_stand_apart_from_their_builtins(ptxas_ok, tmp_path, monkeypatch, target):
+    """-c -O0: the decomposed order puts the static kernels k1 and k2 first, while the
+    builtins their bodies made follow k0; no PTX gives that order, so a reorder's hypotheses
+    would start from places the kernels did not hold. Swapping f2 and k0 is refused; let
+    through it differs from ptxas (tests/probes_edits/c_o0_static_kernels_apart)."""
+    src = EDIT_PROBES / "c_o0_static_kernels_apart.ptx"
+    _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "f2", "k0", target, "O0_c", "has a kernel apart from the builtins its body made", "_refuse_unplaced_kernel_bodies")

@@ -2893,6 +2893,8 @@ class Module:
         self._refuse_moved_builtin_makers_under_target_debug(names)
         ptx = ptx_functions(self)
         mode = self.ordering_mode()
+        if mode.creation_style:
+            self._refuse_unplaced_kernel_bodies(names, ptx)
         declared = {r.symbol for d in self.data for r in d.relocations if r.symbol} if prototyped else set()
         # (a static function's creation among the others is not kept: ptxas lists the static
         # ones apart, so where it stood stays a hypothesis; random r0001 -c -O0, f1 static)
@@ -2916,6 +2918,20 @@ class Module:
                 f" (one declares {moved!r} elsewhere) give different cubins after the reorder"
             )
         return functions
+
+    def _refuse_unplaced_kernel_bodies(self, names: list[str], ptx: Sequence[PtxFunction]) -> None:
+        """-g and -c -O0: ModelError when the decomposed creation order has a kernel whose new
+        builtins do not follow it. A kernel's body stands at its declaration and makes the
+        builtins it calls first right there, so that order is no PTX's: it gives the cubin, but
+        the reorder's hypotheses start from where the kernel is not (random r0178 -c -O0: the
+        static k1 and k2, listed apart by ptxas, decomposed before f1 while the builtins they
+        made follow k0; swapping f2 and k0 put those builtins first)."""
+        from .creation import _kernel_bodies_in_place
+
+        if not _kernel_bodies_in_place(list(ptx)):
+            raise ModelError(
+                f"cannot reorder {names!r}: the cubin keeps ptxas's function order, and the declaration order found for it has a kernel apart from the builtins its body made, so where the kernels stood is not known"
+            )
 
     def _refuse_moved_builtin_makers_under_target_debug(self, names: list[str]) -> None:
         """ModelError when PTX that says ``.target sm_XX, debug`` (nvcc -G) has a reorder move
