@@ -2447,3 +2447,37 @@ def test_reorder_refused_where_the_decomposed_kernels_stand_apart_from_their_bui
     through it differs from ptxas (tests/probes_edits/c_o0_static_kernels_apart)."""
     src = EDIT_PROBES / "c_o0_static_kernels_apart.ptx"
     _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "f2", "k0", target, "O0_c", "has a kernel apart from the builtins its body made", "_refuse_unplaced_kernel_bodies")
+
+
+@pytest.mark.parametrize("bounds", (".maxntid 128, 1, 1\n", ".reqntid 256\n"))
+def test_c_remove_refused_where_any_launch_bound_shapes_a_builtin(ptxas_ok, tmp_path, monkeypatch, bounds):
+    """-c from sm_90 on compiles the f64 division builtin for its callers' launch bounds even
+    where they cap no register (128 threads leave 512 per thread): removing k1 is refused on
+    sm_90, and let through it differs from ptxas; on sm_75 the builtin stays and the removal
+    is exact (tests/probes_edits/c_budget_builtin with k1's bounds replaced, after random
+    module r0124)."""
+    src = EDIT_PROBES / "c_budget_builtin.ptx"
+    text = src.read_text().replace(".maxntid 128, 1, 1\n.maxnreg 40\n", bounds)
+    assert bounds in text
+    variant = tmp_path / "src" / src.name
+    variant.parent.mkdir()
+    variant.write_text(text)
+    data = _compile(tmp_path, src.stem, text, "sm_90", "c")
+    _assert_removal_refused(data, "k1", "compiles '__cuda_sm20_div_rn_f64_full' for the launch bounds of its callers")
+    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
+    got, want = _removed(tmp_path / "sm_90", variant, "k1", "sm_90", "c")
+    assert got != want
+    monkeypatch.undo()
+    got, want = _removed(tmp_path / "sm_75", variant, "k1", "sm_75", "c")
+    assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_80", "sm_90"))
+def test_c_remove_refused_where_static_functions_become_roots_in_an_unknown_order(ptxas_ok, tmp_path, monkeypatch, target):
+    """-c: without k1 the static f1 and f3 become roots of ptxas's depth-first order, in
+    reverse declaration order, which the cubin does not keep; the declaration orders that give
+    it are searched even though the decomposed one has k1 apart from its builtins, and the
+    removal is refused; let through it differs from ptxas
+    (tests/probes_edits/c_static_roots_unknown, a random module)."""
+    src = EDIT_PROBES / "c_static_roots_unknown.ptx"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k1", target, "c", "the cubin keeps ptxas's function order, not the PTX declaration order behind it", Module, "_refuse_unknown_creation_order")

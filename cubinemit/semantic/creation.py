@@ -183,6 +183,11 @@ def edit_outcome_unknown(
     if base is None or want is None:
         return None
     tried = {tuple(names)}
+    # a decomposed order with a kernel apart from the builtins its body made is no PTX's
+    # either; candidates are then held to its standard (random r0137 -c sm_75: f1 and f3,
+    # static and called by k1 alone, become roots without it, in an order the cubin does not
+    # keep, and every single move of the decomposed order keeps k1 apart)
+    in_place = _kernel_bodies_in_place([by_ptx[n] for n in names])
     searched = _searched(list(ptx), mode, base) if mode.creation_style and taken_functions(list(ptx)) else iter(())
     moves = 0
     kernels = {f.name for f in functions if f.is_kernel}
@@ -201,7 +206,7 @@ def edit_outcome_unknown(
                 order = function_order(fs, mode)
             except (ModelError, KeyError, ValueError):  # an order the rules cannot take is no candidate
                 continue
-            if order != list(base[0]) or definition_order(fs) is None or not _kernel_bodies_in_place(fs) or derived_by_rules(fs, mode, sm, order) != base:
+            if order != list(base[0]) or definition_order(fs) is None or (in_place and not _kernel_bodies_in_place(fs)) or derived_by_rules(fs, mode, sm, order) != base:
                 continue
             if derived(after([by_name[n] for n in c])) != want:
                 return c

@@ -1144,7 +1144,7 @@ class Module:
                 continue
             if debug and not self.options.get("compile_only") and k.constants:
                 raise ModelError(f"cannot add kernel {k.name!r}: under -g its .nv.constant2 holds constants of the functions it calls ({callees[0]!r}), which ptxas then lays out anew (their code changes)")
-            capped = _first_newly_capped(k, callees, old) if _caps_registers(k) else None
+            capped = _first_newly_capped(k, callees if _caps_registers(k) else self._bounded_callees(k, callees), old)
             if capped is not None:
                 raise ModelError(f"cannot add kernel {k.name!r}: under {mode} its launch bounds cap the registers of {capped!r}, which ptxas then compiles anew")
 
@@ -2456,7 +2456,13 @@ class Module:
         edges = shared_calls(self)
         kept = [(_launch_bounds(k), call_closure(by_name, k.name, edges)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
-            if not k.is_kernel or k.name not in gone or not _caps_registers(k):
+            if not k.is_kernel or k.name not in gone:
+                continue
+            callees = sorted(call_closure(by_name, k.name, edges) - {k.name} - gone)
+            if not _caps_registers(k):
+                capped = _first_newly_capped(k, self._bounded_callees(k, callees), kept)
+                if capped is not None:
+                    raise ModelError(f"cannot {edit}: under {mode} ptxas compiles {capped!r} for the launch bounds of its callers, {k.name!r}'s among them, and anew without it")
                 continue
             # every callee counts, -g, -c -O0 and optimised -c alike: the module's own device
             # functions (random synthetic modules, sm_75/sm_90 -c: static f1, called by k0
@@ -2466,9 +2472,22 @@ class Module:
             # 24, not of 32 or 40, changes the f32 division slow path; random r0025 -c sm_90:
             # without k1's budget of 40 the f64 division k2 still calls takes 30 registers,
             # not 32, probe c_budget_builtin)
-            capped = _first_newly_capped(k, sorted(call_closure(by_name, k.name, edges) - {k.name} - gone), kept)
+            capped = _first_newly_capped(k, callees, kept)
             if capped is not None:
                 raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
+
+    def _bounded_callees(self, kernel: Function, callees: Sequence[str]) -> Sequence[str]:
+        """The ``callees`` relocatable output compiles for ``kernel``'s launch bounds even where
+        they cap no register: under -c from sm_90 on any .maxntid or .reqntid changes ptxas's
+        builtins and the module's device functions, a 128-thread bound too (random r0124 -c
+        sm_90 without k0, .reqntid 128: __cuda_sm20_div_rn_f64_full; r0187 without k0,
+        .reqntid 128: the device functions f0 and f2; probe c_budget_builtin with .maxntid
+        128 or .reqntid 256 alone: sm_90 changes, sm_75 and -g do not)."""
+        if not self.options.get("compile_only") or self.device_debug or self.sm < 90:
+            return []
+        if all(b is None for b in _launch_bounds(kernel)):
+            return []
+        return callees
 
     def _refuse_recompiled_under_g(self, edit: str, gone: set[str] | None = None) -> None:
         """ModelError when the module is built under -g (line tables or not: -g
