@@ -612,6 +612,16 @@ def _branch_tables(obj: ElfObject, owner: str) -> list[list[int]]:
     return tables
 
 
+def _take_run(words: list[int], run: list[int], used: set[int]) -> int | None:
+    """The first index where ``run`` stands in ``words`` clear of ``used``, which then takes
+    its indices; None where it stands nowhere."""
+    n = len(run)
+    start = next((i for i in range(len(words) - n + 1) if words[i : i + n] == run and not used & set(range(i, i + n))), None)
+    if start is not None:
+        used.update(range(start, start + n))
+    return start
+
+
 def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) -> list[int] | None:
     """The order of the jump-table relocations: ptxas emits each BRX's table (record order) entry
     by entry and prepends every relocation, so the last table comes first, each one from its
@@ -621,12 +631,10 @@ def _jump_table_order(bank: bytes, tables: list[list[int]], offsets: list[int]) 
     used: set[int] = set()
     emitted: list[int] = []
     for targets in tables:
-        n = len(targets)
-        start = next((i for i in range(len(words) - n + 1) if words[i : i + n] == targets and not used & set(range(i, i + n))), None)
+        start = _take_run(words, targets, used)
         if start is None:
             return None
-        used.update(range(start, start + n))
-        emitted.extend(4 * i for i in range(start, start + n))
+        emitted.extend(4 * i for i in range(start, start + len(targets)))
     if sorted(emitted) != sorted(offsets):
         return None
     return emitted[::-1]
@@ -670,11 +678,9 @@ def bank_blocks(obj: ElfObject, owner: str) -> list[tuple[str, list[int], list[l
             continue
         starts: list[int] = []
         for t in tables:
-            n = len(t)
-            i = next((i for i in range(len(words) - n + 1) if words[i : i + n] == t and not used & set(range(i, i + n))), None)
+            i = _take_run(words, t, used)
             if i is None:
                 return None
-            used.update(range(i, i + n))
             starts.append(4 * i)
         blocks.append((f, starts, tables))
     return blocks

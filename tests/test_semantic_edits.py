@@ -1235,23 +1235,33 @@ def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_
     assert got == want
 
 
-@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a", "sm_120"))
-def test_c_remove_refused_where_launch_bounds_cap_a_device_function(ptxas_ok, tmp_path, monkeypatch, target):
-    """Optimised -c compiles the module's own device functions within their callers' tightest
-    register budget too: without k0 (.maxnreg 32) ptxas compiles f1, which k1 still calls,
-    anew. The removal is refused; let through, it differs from ptxas
-    (tests/probes_edits/c_bounds_callee, a random synthetic module)."""
-    src = EDIT_PROBES / "c_bounds_callee.ptx"
+@pytest.mark.parametrize(
+    "probe, kernel, changed, targets",
+    [
+        ("c_bounds_callee", "k0", "f1", ("sm_75", "sm_90", "sm_100a", "sm_120")),
+        ("c_budget_builtin", "k1", "__cuda_sm20_div_rn_f64_full", ("sm_75", "sm_90", "sm_100a")),
+    ],
+)
+def test_c_remove_refused_where_launch_bounds_cap_a_callee(ptxas_ok, tmp_path, monkeypatch, probe, kernel, changed, targets):
+    """Optimised -c compiles the module's own device functions, and at times ptxas's builtins,
+    within their callers' tightest register budget: without k0 (.maxnreg 32) ptxas compiles
+    f1, which k1 still calls, anew (c_bounds_callee, a random synthetic module); without k1's
+    budget of 40 the f64 division builtin k2 still calls comes out other code
+    (c_budget_builtin, after a random module). The removals are refused; let through, they
+    differ from ptxas (tests/probes_edits)."""
+    src = EDIT_PROBES / f"{probe}.ptx"
     text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "c")
-    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k0"), target, "c")
-    before = {f.name: f.sass for f in decompose(read_cubin(data)).functions}
-    assert {f.name: f.sass for f in decompose(read_cubin(want)).functions}["f1"] != before["f1"]
-    _assert_removal_refused(data, "k0", "under -c 'k0''s launch bounds cap the registers of")
-    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
-    module = decompose(read_cubin(data))
-    module.remove_function("k0")
-    assert build(module) != want
+    for target in targets:
+        data = _compile(tmp_path, src.stem, text, target, "c")
+        want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, kernel), target, "c")
+        before = {f.name: f.sass for f in decompose(read_cubin(data)).functions}
+        assert {f.name: f.sass for f in decompose(read_cubin(want)).functions}[changed] != before[changed]
+        _assert_removal_refused(data, kernel, f"under -c '{kernel}''s launch bounds cap the registers of")
+        with monkeypatch.context() as m:
+            m.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
+            module = decompose(read_cubin(data))
+            module.remove_function(kernel)
+            assert build(module) != want
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
@@ -2327,25 +2337,6 @@ def test_c_swap_of_a_static_kernel_whose_builtins_another_kernel_made_is_refused
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
-def test_c_remove_refused_where_launch_bounds_cap_a_builtin(ptxas_ok, tmp_path, monkeypatch, target):
-    """Optimised -c compiles ptxas's builtins within their callers' tightest register budget
-    too, at times: without k1's budget of 40 the f64 division builtin k2 still calls comes out
-    other code. The removal is refused; let through, it differs from ptxas
-    (tests/probes_edits/c_budget_builtin, after a random module)."""
-    src = EDIT_PROBES / "c_budget_builtin.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "c")
-    want = _compile(tmp_path / "edited", src.stem, _without_kernel(text, "k1"), target, "c")
-    before = {f.name: f.sass for f in decompose(read_cubin(data)).functions}
-    assert {f.name: f.sass for f in decompose(read_cubin(want)).functions}["__cuda_sm20_div_rn_f64_full"] != before["__cuda_sm20_div_rn_f64_full"]
-    _assert_removal_refused(data, "k1", "under -c 'k1''s launch bounds cap the registers of '__cuda_sm20_div_rn_f64_full'")
-    monkeypatch.setattr(Module, "_refuse_loosened_register_budget", lambda *_: None)
-    module = decompose(read_cubin(data))
-    module.remove_function("k1")
-    assert build(module) != want
-
-
-@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
 def test_remove_refused_where_the_next_first_kernel_names_the_same_slots_in_its_order(ptxas_ok, tmp_path, monkeypatch, target):
     """kb, first in .text, reads texture A then surface C; ka, next, reads C then A. Both hold
     the same handle slots, so the references the first function names look the same without
@@ -2390,42 +2381,39 @@ def test_reorder_without_prototypes_keeps_a_static_functions_place_a_hypothesis(
     them is not kept even when no prototype declared it: the swap of f1 and f2 stays refused
     with ``no_prototypes=True`` (which took f1's decomposed place for its definition and built
     other bytes than ptxas; tests/probes_edits/c_no_prototypes_static, a random module)."""
-    src = EDIT_PROBES / "c_no_prototypes_static.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "O0_c")
-    module = decompose(read_cubin(data))
     # (its static kernels stand apart from the builtins they made, which is refused first)
+    _refused_behind_unplaced_kernels(tmp_path, monkeypatch, "c_no_prototypes_static", target, ["f2", "f1"], "does not keep where")
+
+
+def _refused_behind_unplaced_kernels(tmp_path, monkeypatch, probe: str, target: str, names: list[str], match: str) -> tuple[Module, str]:
+    """-c -O0: reordering ``names`` with ``no_prototypes=True`` in ptxas's build of ``probe``
+    is refused for kernels standing apart from their builtins, and with that check off for
+    ``match``, the module left as it was; returns the module (that check still off) and the
+    probe's text."""
+    text = (EDIT_PROBES / f"{probe}.ptx").read_text()
+    data = _compile(tmp_path, probe, text, target, "O0_c")
+    module = decompose(read_cubin(data))
     with pytest.raises(ModelError, match="has a kernel apart from the builtins its body made"):
-        module.reorder_functions(["f2", "f1"], no_prototypes=True)
+        module.reorder_functions(names, no_prototypes=True)
     monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
-    with pytest.raises(ModelError, match="does not keep where"):
-        module.reorder_functions(["f2", "f1"], no_prototypes=True)
+    with pytest.raises(ModelError, match=match):
+        module.reorder_functions(names, no_prototypes=True)
     assert build(module) == data
+    return module, text
 
 
 @pytest.mark.parametrize("target", ("sm_90", "sm_100a"))
 def test_reorder_refused_where_static_kernels_made_builtins_elsewhere(ptxas_ok, tmp_path, monkeypatch, target):
     """-c -O0: the static kernels k0 and k1, decomposed first, may stand after f0 and f1, each
-    followed by the builtins it made; swapping f0 and f1 then gives other bytes, so the swap is
-    refused even with ``no_prototypes=True``. Without trying the orders where each body is
-    followed by its builtins it builds other bytes than ptxas
-    (tests/probes_edits/c_o0_static_kernels_builtins, a random module)."""
-    import cubinemit.semantic.creation as creation
-
-    src = EDIT_PROBES / "c_o0_static_kernels_builtins.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "O0_c")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="has a kernel apart from the builtins its body made"):
-        module.reorder_functions(["f1", "f0"], no_prototypes=True)
-    # the search of other declaration orders refuses it too
-    monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
-    with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
-        module.reorder_functions(["f1", "f0"], no_prototypes=True)
-    assert build(module) == data
-    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx, **_: names)
-    module.reorder_functions(["f1", "f0"], no_prototypes=True)
-    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "f0", "f1"), target, "O0_c")
+    followed by the builtins it made; swapping f0 and f1 (which changes ptxas's cubin) then
+    gives other bytes, so the swap is refused even with ``no_prototypes=True``, and the search
+    of other declaration orders finds those (tests/probes_edits/c_o0_static_kernels_builtins,
+    a random module)."""
+    # (refused for its kernels apart from their builtins; the search of other declaration
+    # orders refuses it too)
+    _refused_behind_unplaced_kernels(tmp_path, monkeypatch, "c_o0_static_kernels_builtins", target, ["f1", "f0"], "not the PTX declaration order behind it")
+    text = (EDIT_PROBES / "c_o0_static_kernels_builtins.ptx").read_text()
+    assert _compile(tmp_path / "edited", "c_o0_static_kernels_builtins", _swap_definitions(text, "f0", "f1"), target, "O0_c") != _compile(tmp_path, "c_o0_static_kernels_builtins", text, target, "O0_c")
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
