@@ -1891,8 +1891,10 @@ def test_edits_refused_where_a_later_kernel_order_explains_the_cubin(ptxas_ok, t
     monkeypatch.setattr(creation, "_permutations", lambda names: iter(()))
     monkeypatch.setattr(creation, "_grouped", lambda names, kernels: iter(()))
     # (the decomposed order has the kernels apart from the builtins they made, which is
-    # refused up front too: Module._refuse_unplaced_kernel_bodies)
+    # refused up front too, Module._refuse_unplaced_kernel_bodies, and lets the single moves
+    # find the other orders, creation.edit_outcome_unknown)
     monkeypatch.setattr(Module, "_refuse_unplaced_kernel_bodies", lambda *_: None)
+    monkeypatch.setattr(creation, "_moves", lambda names: iter(()))
     module = decompose(read_cubin(data))
     module.reorder_functions(["kB", "kA"])
     assert build(module) != want
@@ -2432,8 +2434,12 @@ def test_reorder_refused_where_the_decomposed_kernels_stand_apart_from_their_bui
     """-c -O0: the decomposed order puts the static kernels k1 and k2 first, while the
     builtins their bodies made follow k0; no PTX gives that order, so a reorder's hypotheses
     would start from places the kernels did not hold. Swapping f2 and k0 is refused; let
-    through it differs from ptxas (tests/probes_edits/c_o0_static_kernels_apart)."""
+    through (and the search of other declaration orders, which finds some, skipped) it
+    differs from ptxas (tests/probes_edits/c_o0_static_kernels_apart)."""
+    from cubinemit.semantic import creation
+
     src = EDIT_PROBES / "c_o0_static_kernels_apart.ptx"
+    monkeypatch.setattr(creation, "edit_outcome_unknown", lambda *_, **__: None)
     _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, "f2", "k0", target, "O0_c", "has a kernel apart from the builtins its body made", "_refuse_unplaced_kernel_bodies")
 
 
