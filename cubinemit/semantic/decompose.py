@@ -906,6 +906,8 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
     # own variables their code names first (below sm_90 nothing tells them apart: random -g
     # probe r5006 sm_75, `.nv_debug.shared .nv.global gout k0v0 .rel.text.k0`); then dropped
     # variables
+    # the order the later steps gave (texture references among the visible variables)
+    first = list(module.data)
     stops = walked_in_kernel_sections(obj, module)
     hypotheses = [((), stop) for stop in reversed(stops)]
     # then: the walk is a device function's own variables (its code made .nv_debug.shared)
@@ -924,7 +926,7 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
             decompose_shared(obj, module, phantoms, budget, stop, walk)
         except NotImplementedError:
             continue
-        module.data += tail
+        module.data = _with_tail_in_place(module.data, tail, first)
         rebuilds += 1
         try:
             _check_debug_shared(obj, module)
@@ -932,6 +934,28 @@ def _settle_debug_shared(obj: ElfObject, module: Module, base: list[DataObject],
         except NotImplementedError:
             continue
     raise error
+
+
+def _with_tail_in_place(data: list[DataObject], tail: list[DataObject], first: list[DataObject]) -> list[DataObject]:
+    """``data`` with the ``tail`` objects (those the steps after the shared decomposition
+    added) each put back after the object it followed in ``first``, the order those steps
+    gave: -g names texture references and visible variables in the model's order, so a
+    reference the first kernel uses stays ahead of a visible variable declared after the
+    shared ones (random h0177 sm_90a: `tx0 cg sf0`; appended, the references came last)."""
+    out = list(data)
+    for i, d in enumerate(first):
+        if not any(d is t for t in tail):
+            continue
+        # after the nearest object before it in ``first`` that ``out`` holds (tail ones placed)
+        at = 0
+        for prev in reversed(first[:i]):
+            j = next((k for k, e in enumerate(out) if e is prev), None)
+            if j is not None:
+                at = j + 1
+                break
+        out.insert(at, d)
+    out += [t for t in tail if not any(t is d for d in out)]
+    return out
 
 
 def _check_debug_shared(obj: ElfObject, module: Module) -> None:
