@@ -22,7 +22,7 @@ apart by what the order rules derive: the ``.text`` order, the symbols, ``.nv.ca
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from typing import TYPE_CHECKING
 
 from ..errors import ModelError
@@ -268,7 +268,7 @@ def reorder_outcomes(
     builtins: set[str],
     calls: dict[str, Sequence[str]],
     declared: set[str],
-    defined: set[str] = frozenset(),  # type: ignore[assignment]
+    defined: Set[str] = frozenset(),
 ) -> Iterator[list[str]] | None:
     """The creation orders reordering ``names``' definitions into this order may give, one per
     hypothesis on where their definitions stood (None past :data:`REORDER_LIMIT`).

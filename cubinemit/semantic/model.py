@@ -25,7 +25,7 @@ from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 from ..nvinfo.gating import instruction_words
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
     from ..alloc.shared import SharedLayout
     from ..funcorder import Mode, PtxFunction
@@ -265,7 +265,7 @@ def _weak_builtins_after_callers(functions: list[Function]) -> list[Function]:
     return [f for f in functions if f.name in weak] + out  # uncalled ones first
 
 
-def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[PtxFunction], mode: Mode, sm: int, declared: set[str], defined: set[str] = frozenset()) -> list[Function]:  # type: ignore[assignment]
+def _reordered_from(functions: list[Function], names: list[str], ptx: Sequence[PtxFunction], mode: Mode, sm: int, declared: set[str], defined: Set[str] = frozenset()) -> list[Function]:
     """``functions`` (a creation order) after putting ``names``' definitions in this order, or
     ModelError where the places their definitions may have held give different cubins
     (semantic.creation.reorder_outcomes; every hypothesis must give the same .text order,
