@@ -2475,3 +2475,12 @@ def test_c_remove_refused_where_static_functions_become_roots_in_an_unknown_orde
     (tests/probes_edits/c_static_roots_unknown, a random module)."""
     src = EDIT_PROBES / "c_static_roots_unknown.ptx"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k1", target, "c", "the cubin keeps ptxas's function order, not the PTX declaration order behind it", Module, "_refuse_unknown_creation_order")
+
+
+def test_remove_refused_where_the_kept_kernels_shared_references_may_be_gone(ptxas_ok, tmp_path, monkeypatch):
+    """Whole program, sm_90: the deleted .nv.reservedSmem.cap says some kernel kept a shared
+    reference, not which; without k0 ptxas names the cap (k1's references were optimized
+    away), so the removal is refused, and let through it differs from ptxas
+    (tests/probes_edits/wp_cap_unknown_users, a random module)."""
+    src = EDIT_PROBES / "wp_cap_unknown_users.ptx"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k0", "sm_90", "def", "does not tell whether 'k1''s references outlived the optimizer", Module, "_refuse_unknown_cap_resolution")

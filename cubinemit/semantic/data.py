@@ -931,9 +931,10 @@ def _declaration_order(obj: ElfObject, module: Module, walk: Sequence[str] = ())
 _SHARED_ACCESS_OPS = frozenset({0x984, 0x388, 0x38C, 0x83B, 0xFAE})
 
 
-def _accesses_shared(fn: Function) -> bool:
-    """``fn``'s own code (before any inlined callee's copy) holds a shared-memory access."""
-    end = min((offset for _, offset, _ in fn.inlined), default=len(fn.sass))
+def _accesses_shared(fn: Function, *, copies: bool = False) -> bool:
+    """``fn``'s own code (before any inlined callee's copy; ``copies``: with them) holds a
+    shared-memory access."""
+    end = len(fn.sass) if copies else min((offset for _, offset, _ in fn.inlined), default=len(fn.sass))
     return any(word & 0xFFF in _SHARED_ACCESS_OPS and (word >> 12) & 0xF != 0xF for _, word in instruction_words(fn.sass, end))
 
 

@@ -18,7 +18,7 @@ import attrs
 
 from typing import TYPE_CHECKING
 
-from ..arch import MAX_REGISTERS, REGISTER_FILE, parse_target
+from ..arch import MAX_REGISTERS, REGISTER_FILE, Family, family_of, parse_target
 from ..elf.strtab import name_bytes
 from ..errors import CubinemitError, ModelError
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
@@ -1368,6 +1368,7 @@ class Module:
             raise ModelError(f"cannot remove {name!r}: variable {holder.name!r} holds the address of {gone_name!r}")
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_unknown_extern_order(f"remove {name!r}", functions)
+        self._refuse_unknown_cap_resolution(f"remove {name!r}", gone)
         self._refuse_resolved_data_takings(f"remove {name!r}", functions)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
@@ -2367,6 +2368,27 @@ class Module:
                 raise ModelError(
                     f"cannot {edit}: ptxas would name the extern functions {want} in their declaration order, which the cubin does not keep ({list(order)} gives it too)"
                 )
+
+    def _refuse_unknown_cap_resolution(self, edit: str, gone: set[str]) -> None:
+        """Whole program, sm_90: ModelError when a removed function references shared memory
+        beside kept ones. ptxas deletes .nv.reservedSmem.cap once some function's code keeps a
+        shared reference, and keeps it named where the optimizer removed them all; the
+        cubin's deleted cap tells that some function kept one, not which, so whether the kept
+        ones do is not known (random r0396 without k0: k1's references were gone, and ptxas
+        names the cap). A kept one whose code shows a shared access settles it."""
+        from .data import _accesses_shared, cap_resolved, live_shared_refs
+
+        if self.device_debug or self.options.get("compile_only") or family_of(self.sm) is not Family.HOPPER or not cap_resolved(self):
+            return
+        removed = [f for f in self.functions if f.name in gone and live_shared_refs(self, f)]
+        kept = [f for f in self.functions if f.name not in gone and live_shared_refs(self, f)]
+        # a kept kernel whose code (its inlined copies' too) accesses shared memory keeps the
+        # reference that deletes the cap (tests/probes_data/shared_use_unknown without k_last:
+        # k_store's STS); an access reached otherwise (TMA, generic addresses) is not seen
+        if removed and kept and not any(_accesses_shared(f, copies=True) for f in kept):
+            raise ModelError(
+                f"cannot {edit}: {removed[0].name!r} and {kept[0].name!r} reference shared memory, and the cubin does not tell whether {kept[0].name!r}'s references outlived the optimizer, which decides whether ptxas keeps .nv.reservedSmem.cap"
+            )
 
     def _put_references(self, refs: list[DataObject]) -> None:
         """The references in the places references hold among the module's data, in this order."""
