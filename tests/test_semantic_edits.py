@@ -44,17 +44,18 @@ def _assert_refusal_was_needed(tmp_path, monkeypatch, src, kernel: str, target: 
     assert got != want
 
 
-def _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, a: str, b: str, target: str, mode: str, match: str, check: str) -> None:
+def _assert_swap_refusal_was_needed(tmp_path, monkeypatch, src, a: str, b: str, target: str, mode: str, match: str, check: str, owner: object = Module, replacement: object = lambda *_: None) -> None:
     """Swapping the definitions of ``a`` and ``b`` in ptxas's build of ``src`` is refused
-    with a message matching ``match``, the module left as it was; with ``Module.check``
-    switched off the swap gives other bytes than ptxas's cubin of the swapped PTX."""
+    with a message matching ``match``, the module left as it was; with ``owner.check``
+    switched off (``replacement`` in its place) the swap gives other bytes than ptxas's cubin
+    of the swapped PTX."""
     text = src.read_text()
     data = _compile(tmp_path, src.stem, text, target, mode)
     module = decompose(read_cubin(data))
     with pytest.raises(ModelError, match=match):
         module.reorder_functions([b, a])
     assert build(module) == data
-    monkeypatch.setattr(Module, check, lambda *_: None)
+    monkeypatch.setattr(owner, check, replacement)
     module.reorder_functions([b, a])
     assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, a, b), target, mode)
 
@@ -2327,15 +2328,9 @@ def test_c_swap_of_a_static_kernel_whose_builtins_another_kernel_made_is_refused
     import cubinemit.semantic.creation as creation
 
     src = EDIT_PROBES / "c_static_kernel_builtins.ptx"
-    text = src.read_text()
-    data = _compile(tmp_path, src.stem, text, target, "c")
-    module = decompose(read_cubin(data))
-    with pytest.raises(ModelError, match="not the PTX declaration order behind it"):
-        module.reorder_functions(["k2", "k0"])
-    assert build(module) == data
-    monkeypatch.setattr(creation, "_kernel_builtins_placed", lambda names, _by_ptx, **_: names)
-    module.reorder_functions(["k2", "k0"])
-    assert build(module) != _compile(tmp_path / "edited", src.stem, _swap_definitions(text, "k0", "k2"), target, "c")
+    _assert_swap_refusal_was_needed(
+        tmp_path, monkeypatch, src, "k0", "k2", target, "c", "not the PTX declaration order behind it", "_kernel_builtins_placed", owner=creation, replacement=lambda names, _by_ptx, **_: names
+    )
 
 
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))

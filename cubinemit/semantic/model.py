@@ -2353,18 +2353,21 @@ class Module:
         if len(externs) < 2:
             return
 
-        def naming(fns: list[Function], order: Sequence[str]) -> list[str]:
+        def walk(fns: list[Function]) -> list[set[str]]:
+            # the externs each function calls, in .text order (worked out once per module)
             by_name = {f.name: f for f in fns}
+            return [set(by_name[n].calls) & set(externs) for n in attrs.evolve(self, functions=fns)._text_order() if n in by_name]
+
+        def naming(calls: list[set[str]], order: Sequence[str]) -> list[str]:
             seq: list[str] = []
-            for n in attrs.evolve(self, functions=fns)._text_order():
-                f = by_name.get(n)
-                calls = set(f.calls) if f is not None else set()
-                seq += [e for e in order if e in calls and e not in seq]
+            for called in calls:
+                seq += [e for e in order if e in called and e not in seq]
             return seq
 
-        base, want = naming(self.functions, externs), naming(functions, externs)
+        old, new = walk(self.functions), walk(functions)
+        base, want = naming(old, externs), naming(new, externs)
         for order in itertools.islice(itertools.permutations(externs), 5040):
-            if naming(self.functions, order) == base and naming(functions, order) != want:
+            if naming(old, order) == base and naming(new, order) != want:
                 raise ModelError(
                     f"cannot {edit}: ptxas would name the extern functions {want} in their declaration order, which the cubin does not keep ({list(order)} gives it too)"
                 )
