@@ -3,14 +3,17 @@
     python examples/launch_on_gpu.py                   # build, load, launch, check (an sm_90 GPU)
     python examples/launch_on_gpu.py --build-only DIR  # write the cubins to DIR, no GPU needed
 
-Four cubins, none of them copied from ptxas (only SASS and DWARF bytes are):
+Five cubins, none of them copied from ptxas (only SASS and DWARF bytes are):
   vadd       built from scratch (examples/build_from_scratch.py)
   synthetic  16 kernels with their own launch bounds (examples/synthetic_kernels.py)
   blocksum   built from scratch here: static shared memory, a __constant__ and a __device__
              counter declared through the builder methods, laid out by cubinemit
   renamed    vadd.sm_90a.cubin decomposed, stored as JSON, `vadd` renamed, rebuilt
+  linked     vadd.sm_90a.rel.cubin (ptxas -c) decomposed, stored as JSON, the kernel and the
+             device function it calls renamed, rebuilt, then linked by the driver's JIT linker
 Each is loaded with cuModuleLoadData and launched; the driver reads what cubinemit derived
-(.nv.info launch bounds and parameters, shared size, constant initialisers, symbol table).
+(.nv.info launch bounds and parameters, shared size, constant initialisers, symbol table),
+and for `linked` its linker resolves the relocations cubinemit wrote by symbol name.
 """
 
 from __future__ import annotations
@@ -61,12 +64,17 @@ def blocksum_module(golden: Path) -> Module:
     return module
 
 
-def renamed_module(src: Path, old: str, new: str) -> Module:
-    """Decompose, keep only the JSON spec, rename a kernel: what a tool storing specs does."""
+def renamed_module(src: Path, *renames: tuple[str, str]) -> Module:
+    """Decompose, keep only the JSON spec, rename functions: what a tool storing specs does."""
     spec = json.dumps(Module.from_cubin(src.read_bytes()).to_spec())
     module = Module.from_spec(json.loads(spec))
-    module.rename_function(old, new)
+    for old, new in renames:
+        module.rename_function(old, new)
     return module
+
+
+# The relocatable vadd with both of its functions renamed (the call goes through a relocation)
+LINKED_RENAMES = (("vadd", "vector_add"), ("_Z4axpyfff", "_Z11scaled_pairfff"))
 
 
 def cubins() -> dict[str, bytes]:
@@ -74,7 +82,8 @@ def cubins() -> dict[str, bytes]:
         "vadd": vadd_module(str(CUBINS / "vadd_plain.sm_90.cubin")).to_cubin(),
         "synthetic": synthetic_module(str(CUBINS / "vadd_plain.sm_90.cubin"), SYNTHETIC).to_cubin(),
         "blocksum": blocksum_module(CUBINS / "blocksum.sm_90.cubin").to_cubin(),
-        "renamed": renamed_module(CUBINS / "vadd.sm_90a.cubin", "vadd", "vector_add").to_cubin(),
+        "renamed": renamed_module(CUBINS / "vadd.sm_90a.cubin", ("vadd", "vector_add")).to_cubin(),
+        "linked": renamed_module(CUBINS / "vadd.sm_90a.rel.cubin", *LINKED_RENAMES).to_cubin(),
     }
 
 
@@ -126,6 +135,26 @@ class Driver:
             (err,) = self.cu.cuCtxSynchronize()
         return err
 
+    def link(self, image: bytes) -> bytes:
+        """The driver's JIT linker run on one relocatable cubin (as `nvcc -rdc` objects are)."""
+        import ctypes
+
+        size = 1 << 14
+        log = bytearray(size)
+        opts = [self.cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, self.cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+        state = self.call("cuLinkCreate", len(opts), opts, [log, size])
+        try:
+            cubin = self.cu.CUjitInputType.CU_JIT_INPUT_CUBIN
+            (err,) = self.cu.cuLinkAddData(state, cubin, image, len(image), b"linked.cubin", 0, None, None)
+            if err == self.cu.CUresult.CUDA_SUCCESS:
+                err, out, out_size = self.cu.cuLinkComplete(state)
+            if err != self.cu.CUresult.CUDA_SUCCESS:
+                message = bytes(log).split(b"\0")[0].decode(errors="replace")
+                raise RuntimeError(f"cuLink: {err.name}: {message}")
+            return ctypes.string_at(int(out), out_size)
+        finally:
+            self.cu.cuLinkDestroy(state)
+
 
 def _floats(values: list[float]) -> bytes:
     return struct.pack(f"<{len(values)}f", *values)
@@ -135,8 +164,9 @@ def _unfloats(data: bytes) -> list[float]:
     return list(struct.unpack(f"<{len(data) // 4}f", data))
 
 
-def check_vadd(drv: Driver, image: bytes, kernel: str, scale: float) -> str:
-    """c = scale * a + b over n elements that do not fill the last block."""
+def check_vadd(drv: Driver, image: bytes, kernel: str, scale: float, counter: str | None = None) -> str:
+    """c = scale * a + b over n elements that do not fill the last block; ``counter``, a
+    __device__ variable that thread 0 increments, must read 1 afterwards."""
     module = drv.call("cuModuleLoadData", image)
     fn = drv.call("cuModuleGetFunction", module, kernel.encode())
     n = 100_003
@@ -149,7 +179,12 @@ def check_vadd(drv: Driver, image: bytes, kernel: str, scale: float) -> str:
     bad = [i for i in range(n) if c[i] != scale * a[i] + b[i]]
     assert not bad, f"{kernel}: {len(bad)} wrong elements, first at {bad[0]}"
     regs = drv.attribute(fn, "CU_FUNC_ATTRIBUTE_NUM_REGS")
-    return f"{n} elements right, {regs} registers"
+    if counter is None:
+        return f"{n} elements right, {regs} registers"
+    ptr, size = drv.call("cuModuleGetGlobal", module, counter.encode())
+    got = struct.unpack("<I", drv.read(ptr, size))[0]
+    assert size == 4 and got == 1, f"{counter}: {got} after one launch, not 1"
+    return f"{n} elements right, {regs} registers, {counter} = 1"
 
 
 def check_synthetic(drv: Driver, image: bytes) -> str:
@@ -213,6 +248,7 @@ def run_on_gpu(images: dict[str, bytes]) -> int:
         "synthetic": lambda im: check_synthetic(drv, im),
         "blocksum": lambda im: check_blocksum(drv, im),
         "renamed": lambda im: check_vadd(drv, im, "vector_add", 2.0),  # __constant__ scale = 2.0f
+        "linked": lambda im: check_vadd(drv, drv.link(im), "vector_add", 2.0, counter="calls"),
     }
     for name, image in images.items():
         print(f"{name:10} {len(image):6} bytes: {checks[name](image)}")

@@ -94,6 +94,10 @@ def test_launch_example_builds_what_ptxas_writes(ptxas_ok, tmp_path):
     ptx = tmp_path / "renamed.ptx"
     ptx.write_text(re.sub(r"\bvadd\b", "vector_add", (EXAMPLES / "vadd" / "vadd.ptx").read_text()))
     assert (tmp_path / "renamed.cubin").read_bytes() == oracle.compile_ptx(ptx, "sm_90a", "def").read_bytes()
+    linked = tmp_path / "linked.ptx"  # the kernel and the device function it calls, renamed
+    text = (EXAMPLES / "vadd" / "vadd.ptx").read_text()
+    linked.write_text(re.sub(r"\b_Z4axpyfff\b", "_Z11scaled_pairfff", re.sub(r"\bvadd\b", "vector_add", text)))
+    assert (tmp_path / "linked.cubin").read_bytes() == oracle.compile_ptx(linked, "sm_90a", "c").read_bytes()
     names = {y.name for y in read_cubin((tmp_path / "synthetic.cubin").read_bytes()).symbols}
     assert {f"synthetic_{i:03d}" for i in range(16)} <= names  # bytes: test_synthetic_kernels_match_ptxas...
 
@@ -104,14 +108,17 @@ def _cuda_device() -> str | None:
         from cuda.bindings import driver
     except ImportError:
         return "cuda-bindings is not installed"
-    (err,) = driver.cuInit(0)
+    try:
+        (err,) = driver.cuInit(0)
+    except Exception as exc:  # cuda-bindings 13.5 raises when the driver library is missing
+        return f"no CUDA driver ({type(exc).__name__}: {exc})"
     if err != driver.CUresult.CUDA_SUCCESS:
         return f"no CUDA driver/device ({err.name})"
     return None
 
 
 def test_launch_on_gpu():
-    """Loads and launches the four cubins and checks their results (examples/launch_on_gpu.py).
+    """Loads and launches the five cubins and checks their results (examples/launch_on_gpu.py).
     CI has no GPU and skips this; it ran on an H100 through the device tool (CHANGELOG)."""
     reason = _cuda_device()
     if reason is not None:
