@@ -87,13 +87,15 @@ def test_alloc_data_probes_roundtrip(ptxas_ok, target):
 def test_const0_size_symbol(ptxas_ok, mode):
     """isspacep.global/.const in relocatable code: ptxas names the undefined LOCAL INTERNAL
     object .nv.ptx.const0.size once, in the first function that reads it, and relocates the
-    read against it (R_CUDA_ABS32_32); every relocatable mode rebuilds byte for byte."""
+    read against it (R_CUDA_ABS32_32); its value is the size of the module's .const bank.
+    Every relocatable mode rebuilds byte for byte."""
     misses = []
-    for stem in ("const0_size_dev", "const0_size_kernel"):
+    for stem, value in (("const0_size_dev", 0), ("const0_size_kernel", 0), ("const0_size_user", 0x11)):
         for target in ("sm_75", "sm_86", "sm_90", "sm_100a", "sm_110", "sm_120"):
             data = oracle.compile_ptx(PROBES / f"{stem}.ptx", target, mode).read_bytes()
             named = [y for y in read_cubin(data).symbols if y.name == ".nv.ptx.const0.size"]
             assert len(named) == 1 and named[0].section is None and (named[0].info, named[0].other, named[0].size) == (0x01, 0x01, 4), (stem, target)
+            assert named[0].value == value, (stem, target, named[0].value)  # the size of .nv.constant3
             if (m := _exact(PROBES / f"{stem}.ptx", target, mode)) is not None:
                 misses.append(m)
     assert not misses, misses

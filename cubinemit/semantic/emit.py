@@ -1796,8 +1796,18 @@ class _Emitter:
                     bank.info = text
         if facts(self.sm).mercury:
             self.mercury_tail(late)
+        self.const0_size_value()
         self.resolve_relocations()
         return obj
+
+    def const0_size_value(self) -> None:
+        """ptxas leaves the size of the module's .const bank in the value of the undefined
+        :data:`CONST0_SIZE` (tests/probes_data/const0_size_user: 0x11 for `.const` arrays of 5,
+        8 and 3 bytes, 0 without a .nv.constant3)."""
+        sym = self.data_symbols.get(CONST0_SIZE)
+        bank = self.obj.find_section(CONSTANT3)
+        if sym is not None and bank is not None:
+            sym.value = len(bank.data)
 
     def mercury_tail(self, functions: list[tuple[Function, Section]]) -> None:
         """sm_100+: capsules, then a Mercury clone of every debug section, .nv.info section,
