@@ -2329,7 +2329,7 @@ def test_c_swap_of_a_static_kernel_whose_builtins_another_kernel_made_is_refused
 
     src = EDIT_PROBES / "c_static_kernel_builtins.ptx"
     _assert_swap_refusal_was_needed(
-        tmp_path, monkeypatch, src, "k0", "k2", target, "c", "not the PTX declaration order behind it", "_kernel_builtins_placed", owner=creation, replacement=lambda names, _by_ptx, **_: names
+        tmp_path, monkeypatch, src, "k0", "k2", target, "c", "not the PTX declaration order behind it", "_kernel_builtins_placed", owner=creation, replacement=lambda names, _by_ptx, _builtins, **_: names
     )
 
 

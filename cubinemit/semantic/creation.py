@@ -188,6 +188,7 @@ def edit_outcome_unknown(
     # static and called by k1 alone, become roots without it, in an order the cubin does not
     # keep, and every single move of the decomposed order keeps k1 apart)
     in_place = _kernel_bodies_in_place([by_ptx[n] for n in names])
+    builtins = {n for n in by_ptx if is_builtin_name(n)}
     searched = _searched(list(ptx), mode, base) if mode.creation_style and taken_functions(list(ptx)) else iter(())
     moves = 0
     kernels = {f.name for f in functions if f.is_kernel}
@@ -199,7 +200,7 @@ def edit_outcome_unknown(
         if moves > MOVES_LIMIT + SEARCH_LIMIT:
             break
         cand = [f.name for f in realize([by_name[n] for n in cand])]
-        tries = dict.fromkeys(tuple(c) for c in (cand, _kernel_builtins_placed(cand, by_ptx), _kernel_builtins_placed(cand, by_ptx, every_body=True)))
+        tries = dict.fromkeys(tuple(c) for c in (cand, _kernel_builtins_placed(cand, by_ptx, builtins), _kernel_builtins_placed(cand, by_ptx, builtins, every_body=True)))
         for c in map(list, tries):
             fs = [by_ptx[n] for n in c]
             try:  # quick test first: most moves change the .text order
@@ -213,26 +214,31 @@ def edit_outcome_unknown(
     return None
 
 
-def _kernel_builtins_placed(names: list[str], by_ptx: dict[str, PtxFunction], every_body: bool = False) -> list[str]:
+def _kernel_builtins_placed(names: list[str], by_ptx: dict[str, PtxFunction], builtins: Set[str], every_body: bool = False) -> list[str]:
     """``names`` with the builtins each kernel's body makes (those it calls that do not stand
     before it) moved right after it, in call order: a single move of a kernel leaves the
     builtins it made behind, where the kernel that now calls them first makes them (random
     r0113 -c: the static k2 defined after k1, both calling the same three builtins, which
     follow k1; the decomposed order has k2 first). ``every_body``: device functions' bodies
     too, each taken to stand at its creation (random r0145 -c -O0: the static k0 and k1,
-    decomposed first, defined after f0 and f1, each followed by the builtins it made)."""
+    decomposed first, defined after f0 and f1, each followed by the builtins it made).
+    ``builtins``: the names in ``by_ptx`` that are ptxas builtins."""
     out = list(names)
+    if not builtins:
+        return out
     made: set[str] = set()
     i = 0
     while i < len(out):
         f = by_ptx[out[i]]
-        if is_builtin_name(f.name):
+        if f.name in builtins:
             made.add(f.name)
         elif f.is_kernel or every_body:
-            new = [c for c in dict.fromkeys(f.calls) if is_builtin_name(c) and c not in made and c in by_ptx]
-            out = out[: i + 1] + new + [n for n in out[i + 1 :] if n not in new]
-            made.update(new)
-            i += len(new)
+            new = [c for c in dict.fromkeys(f.calls) if c in builtins and c not in made]
+            if new:  # most bodies make none: leave the list alone (200-kernel modules, -g)
+                moved = set(new)
+                out = out[: i + 1] + new + [n for n in out[i + 1 :] if n not in moved]
+                made.update(new)
+                i += len(new)
         i += 1
     return out
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..arch import MAX_REGISTERS, REGISTER_FILE, Family, family_of, parse_target
 from ..elf.strtab import name_bytes
 from ..errors import CubinemitError, ModelError
+from ..funcorder import is_builtin_name
 from ..nvinfo.facts import REF_SYMBOL_TYPES as REF_TYPES
 from ..nvinfo.gating import instruction_words
 
@@ -147,8 +148,6 @@ def _renamed_all(value: object, names: dict[str, str]) -> object:
 def _builtin_kind(f: Function) -> str | None:
     """"weak" for a ptxas builtin bound WEAK (the sm_70 warp-synchronous ones), "made" for one
     made in its first caller's body (LOCAL in -c, or linkage "builtin"), None otherwise."""
-    from ..funcorder import is_builtin_name
-
     if f.linkage == "builtin":
         return "made"
     if f.linkage in ("static", "weak") and is_builtin_name(f.name):
@@ -1514,7 +1513,6 @@ class Module:
         function left, compiled or not (tests/probes_gfold fold_flags_tail), and a device
         function whole-program code only holds as copies inside the removed kernels has no
         records to tell whether it allocates."""
-        from ..funcorder import is_builtin_name
 
         if not self.facts.get("tcgen05") or any(map(_keeps_tcgen05_partition, kept)) or not any(map(_keeps_tcgen05_partition, removed)):
             return
@@ -1731,7 +1729,6 @@ class Module:
         # whole program: a device function lives only as copies inside kernels, so one no kept
         # kernel reaches goes, visible or not (fz h001: k0 was f1's only caller)
         roots = ("visible", "weak", "static") if every else () if mode.whole_program else ("visible", "weak")
-        from ..funcorder import is_builtin_name
 
         # ptxas's builtins (-c binds them LOCAL like static functions) are not in the PTX: they
         # go with their last caller (printf_switch -c: __cuda_sm20_div_rn_f64_full)
@@ -1777,7 +1774,6 @@ class Module:
     def _kernelless_unknown(self, name: str, victim: Function, kept: set[str]) -> str | None:
         """What the cubin does not tell of the module without ``victim``, its last kernel
         (:meth:`_refuse_unknown_kernelless`), or None."""
-        from ..funcorder import is_builtin_name
         from .data import DYNAMIC_SHARED, KERNEL_SHARED
         from .texrefs import refs
 
