@@ -1241,6 +1241,7 @@ def test_g_remove_refused_where_launch_bounds_cap_a_shared_callee(ptxas_ok, tmp_
     [
         ("c_bounds_callee", "k0", "f1", ("sm_75", "sm_90", "sm_100a", "sm_120")),
         ("c_budget_builtin", "k1", "__cuda_sm20_div_rn_f64_full", ("sm_75", "sm_90", "sm_100a")),
+        ("c_bounds_taken", "k_bounded", "f_deep", ("sm_90", "sm_100a")),
     ],
 )
 def test_c_remove_refused_where_launch_bounds_cap_a_callee(ptxas_ok, tmp_path, monkeypatch, probe, kernel, changed, targets):
@@ -1248,8 +1249,10 @@ def test_c_remove_refused_where_launch_bounds_cap_a_callee(ptxas_ok, tmp_path, m
     within their callers' tightest register budget: without k0 (.maxnreg 32) ptxas compiles
     f1, which k1 still calls, anew (c_bounds_callee, a random synthetic module); without k1's
     budget of 40 the f64 division builtin k2 still calls comes out other code
-    (c_budget_builtin, after a random module). The removals are refused; let through, they
-    differ from ptxas (tests/probes_edits)."""
+    (c_budget_builtin, after a random module); k_bounded reads a table holding f_deep's
+    address, and from sm_90 on f_deep frames other bytes without it (c_bounds_taken, after a
+    random nvcc module). The removals are refused; let through, they differ from ptxas
+    (tests/probes_edits)."""
     src = EDIT_PROBES / f"{probe}.ptx"
     text = src.read_text()
     for target in targets:

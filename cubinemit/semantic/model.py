@@ -2476,7 +2476,7 @@ class Module:
         # ptxas compiles within the caller's budget too (random module q0013 sm_90: without
         # k0, .maxntid 1024, the CIE of f0, which k0 only calls through a pointer, keeps
         # R64 up undefined rather than same_value)
-        edges = shared_calls(self)
+        edges = self._budget_edges(shared_calls(self))
         kept = [(_launch_bounds(k), call_closure(by_name, k.name, edges)) for k in self.functions if k.is_kernel and k.name not in gone]
         for k in self.functions:
             if not k.is_kernel or k.name not in gone:
@@ -2498,6 +2498,27 @@ class Module:
             capped = _first_newly_capped(k, callees, kept)
             if capped is not None:
                 raise ModelError(f"cannot {edit}: under {mode} {k.name!r}'s launch bounds cap the registers of {capped!r}, which ptxas compiles anew without it")
+
+    def _budget_edges(self, edges: dict[str, list[str]]) -> dict[str, list[str]]:
+        """``edges`` with, under optimised -c, the device functions a function may reach
+        through pointers: those whose addresses its code takes, those held by the initialisers
+        of the variables it references, and, where it calls through a pointer, every one
+        taken. ptxas compiles them within the launch bounds of such kernels too (random u0057
+        -c sm_90: the static f2, in `fptab`, frames 56 bytes while k3, with .maxntid 256
+        .minnctapersm 2, reads fptab, and 48 without k3, without its bounds or without its
+        reference to fptab; probe c_bounds_taken). Which of these reach is not measured
+        apart: all count."""
+        if not self.options.get("compile_only") or self.device_debug:
+            return edges
+        devices = {f.name for f in self.functions if not f.is_kernel}
+        held = {d.name: [r.symbol for r in d.relocations if r.symbol in devices] for d in self.data}
+        taken = sorted({t for f in self.functions for t in f.address_taken if t in devices} | {t for names in held.values() for t in names})
+        out = {}
+        for n, callees in edges.items():
+            f = self.function(n)
+            reach = [*f.address_taken, *(t for r in f.relocations for t in held.get(r.symbol, ())), *(taken if f.has_indirect_call else ())]
+            out[n] = [*callees, *dict.fromkeys(t for t in reach if t in devices and t not in callees)]
+        return out
 
     def _bounded_callees(self, kernel: Function, callees: Sequence[str]) -> Sequence[str]:
         """The ``callees`` relocatable output compiles for ``kernel``'s launch bounds even where
