@@ -220,3 +220,20 @@ def test_g_reorder_walks_the_static_device_functions(ptxas_ok, tmp_path, target)
     module = decompose(read_cubin(data))
     module.reorder_functions(order)
     assert build(module) == _compile(tmp_path, _placed(text, order), target, "g")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_g_register_records_keep_text_order(ptxas_ok, tmp_path, target):
+    """-g: the register records (.nv_debug_info_reg_sass/_type) keep .text order where the
+    line tables put the functions that are not .visible first: with the visible kv defined
+    before the weak kw2, kv's record comes before kw2's (tests/probes_lines/
+    g_records_text_order; a random nvcc -rdc module, weak template kernels beside an
+    extern "C" one, gave wrong bytes from sm_90 on)."""
+    text = (HERE / "g_records_text_order.ptx").read_text()
+    order = ["kv", "kw2"]
+    module = decompose(read_cubin(_compile(tmp_path, text, target, "g")))
+    module.reorder_functions(order)
+    want = _compile(tmp_path, _placed(text, order), target, "g")
+    records = [s for s in read_cubin(want).sections if s.name == ".nv_debug_info_reg_sass"]
+    assert len(records) == 1 and records[0].data.index(b"kv\0") < records[0].data.index(b"kw2\0")
+    assert build(module) == want

@@ -2187,8 +2187,9 @@ class Module:
         return [n for n in placed if n in hidden] + [n for n in placed if n not in hidden]
 
     def _hidden_sequences(self) -> frozenset[str]:
-        """The functions whose ELF line sequences (and -g register records) ptxas lists
-        before the others from sm_90 on: those not .visible (:meth:`_sequence_orders`)."""
+        """The functions whose ELF line sequences ptxas lists before the others from sm_90 on:
+        those not .visible (:meth:`_sequence_orders`; the -g register records keep .text
+        order)."""
         return frozenset(f.name for f in self.functions if f.linkage != "visible") if self.sm >= 90 else frozenset()
 
     def _refuse_unfollowed_sequences(self, edit: str, before: list[str], after: list[str], functions: list[Function], gone: set[str]) -> None:
@@ -2775,11 +2776,14 @@ class Module:
             return arrange
 
         # -g from sm_90 on, no address taken: the ELF line tables follow the walk of the new
-        # .text order (fo_recursion, func_calls); the register records do not (bi_copy_renumber)
+        # .text order (fo_recursion, func_calls); the register records do not
+        # (bi_copy_renumber), nor do they put the hidden functions first: they keep .text
+        # order (seq_hidden_first -g sm_90, sm_100a; random u0055 -g sm_90a with the visible
+        # k1 defined before the weak template kernel tk0<4, double>: k1's record first)
         hidden = set(self._hidden_sequences())
         if walked is None:
-            return arranger(hidden), arranger(hidden), arranger(set())
-        return _walk_arranger(walked), arranger(hidden, callers_ordered=False), arranger(set())
+            return arranger(hidden), arranger(set()), arranger(set())
+        return _walk_arranger(walked), arranger(set(), callers_ordered=False), arranger(set())
 
     def _refuse_caller_ordered_sequences(self, edit: str, names: list[str]) -> None:
         """ModelError when a reorder's line table holds sequences of two or more static device
