@@ -2514,7 +2514,7 @@ class Module:
         devices = {f.name for f in self.functions if not f.is_kernel}
         held = {d.name: [r.symbol for r in d.relocations if r.symbol in devices] for d in self.data}
         taken = sorted({t for f in self.functions for t in f.address_taken if t in devices} | {t for names in held.values() for t in names})
-        out = {}
+        out: dict[str, list[str]] = {}
         for n, callees in edges.items():
             f = self.function(n)
             reach = [*f.address_taken, *(t for r in f.relocations for t in held.get(r.symbol, ())), *(taken if f.has_indirect_call else ())]
@@ -2755,12 +2755,12 @@ class Module:
         after = edited._text_order()
         walked = edited._walked_sequences()
 
-        def arranger(hidden: set[str], callers_ordered: bool = True) -> Callable[[list[str]], list[str]]:
+        def arranger(hidden: set[str]) -> Callable[[list[str]], list[str]]:
             def grouped(order: list[str], names: list[str]) -> list[str]:
                 return [n for n in order if n in names and n in hidden] + [n for n in order if n in names and n not in hidden]
 
             def arrange(names: list[str]) -> list[str]:
-                if hidden and callers_ordered:
+                if hidden:
                     self._refuse_caller_ordered_sequences(edit, names)
                 if hidden and grouped(before, names) == names:
                     # the hidden functions' sequences first (tests/probes_weak weak_func
@@ -2780,10 +2780,8 @@ class Module:
         # (bi_copy_renumber), nor do they put the hidden functions first: they keep .text
         # order (seq_hidden_first -g sm_90, sm_100a; random u0055 -g sm_90a with the visible
         # k1 defined before the weak template kernel tk0<4, double>: k1's record first)
-        hidden = set(self._hidden_sequences())
-        if walked is None:
-            return arranger(hidden), arranger(set()), arranger(set())
-        return _walk_arranger(walked), arranger(set(), callers_ordered=False), arranger(set())
+        in_text_order = arranger(set())
+        return arranger(set(self._hidden_sequences())) if walked is None else _walk_arranger(walked), in_text_order, in_text_order
 
     def _refuse_caller_ordered_sequences(self, edit: str, names: list[str]) -> None:
         """ModelError when a reorder's line table holds sequences of two or more static device
