@@ -2262,7 +2262,11 @@ def test_remove_refused_moving_a_device_functions_handle_offsets(ptxas_ok, tmp_p
 def test_g_remove_refused_beside_a_bounded_indirect_caller(ptxas_ok, tmp_path, monkeypatch, target):
     """-g: k0 (.maxntid 1024) reaches f0 only through a pointer, and ptxas compiles f0 within
     its budget all the same; without k0 f0's .debug_frame rules change, so the removal is
-    refused (tests/probes_edits/g_bounds_indirect)."""
+    refused (tests/probes_edits/g_bounds_indirect). k0 is also the last function calling
+    through a pointer beside the table holding f0, which is refused on its own
+    (test_g_remove_of_the_last_pointer_caller_beside_a_function_table_is_refused): that
+    check is off here."""
+    monkeypatch.setattr(Module, "_refuse_debug_data_takings", lambda *_: None)
     _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / "g_bounds_indirect.ptx", "k0", target, "g", "'k0''s launch bounds cap the registers of 'f0'", Module, "_refuse_loosened_register_budget")
 
 
@@ -2482,3 +2486,23 @@ def test_remove_refused_where_the_kept_kernels_shared_references_may_be_gone(ptx
     (tests/probes_edits/wp_cap_unknown_users, a random module)."""
     src = EDIT_PROBES / "wp_cap_unknown_users.ptx"
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k0", "sm_90", "def", "does not tell whether 'k1''s references outlived the optimizer", Module, "_refuse_unknown_cap_resolution")
+
+
+# (from sm_90 on another check refuses it first: f's line sequence without a kernel reaching it)
+@pytest.mark.parametrize("target", ("sm_75", "sm_86", "sm_89"))
+def test_g_remove_of_the_last_pointer_caller_beside_a_function_table_is_refused(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g: tab = {f} is relocated while kc calls through a pointer; without kc ptxas writes 1
+    and drops the relocation (tests/probes_edits/g_data_taking_last_caller, after a random
+    nvcc module). The removal is refused; let through, it differs from ptxas. kd's goes."""
+    src = EDIT_PROBES / "g_data_taking_last_caller.ptx"
+    data = _compile(tmp_path, src.stem, src.read_text(), target, "g")
+    want = _compile(tmp_path / "edited", src.stem, _without_kernel(src.read_text(), "kc"), target, "g")
+    init = next(s for s in read_cubin(want).sections if s.name == ".nv.global.init")
+    assert init.data == (1).to_bytes(8, "little") and not any(s.name.endswith(".nv.global.init") and s.name.startswith(".rel") for s in read_cubin(want).sections)
+    _assert_removal_refused(data, "kc", "no function would call through a pointer")
+    monkeypatch.setattr(Module, "_refuse_debug_data_takings", lambda *_: None)
+    module = decompose(read_cubin(data))
+    module.remove_function("kc")
+    assert build(module) != want
+    got, want = _removed(tmp_path / "kd", src, "kd", target, "g")
+    assert got == want

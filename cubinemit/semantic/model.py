@@ -1368,6 +1368,7 @@ class Module:
         self._refuse_moved_constant4(f"remove {name!r}", functions, data)
         self._refuse_unknown_extern_order(f"remove {name!r}", functions)
         self._refuse_resolved_data_takings(f"remove {name!r}", functions)
+        self._refuse_debug_data_takings(f"remove {name!r}", functions, data)
         self._refuse_moved_first_address(f"remove {name!r}", functions)
         text_before = self._text_order()
         text_after = attrs.evolve(self, functions=functions)._text_order()
@@ -1653,6 +1654,21 @@ class Module:
             _frame_in_text_order(edited, ptx_functions(edited))  # works on a copy of the facts
         except ModelError as exc:
             raise ModelError(f"cannot {edit}: {exc}") from None
+
+    def _refuse_debug_data_takings(self, edit: str, functions: list[Function], data: Sequence[DataObject]) -> None:
+        """ModelError for a -g (executable) removal of the last function calling through a
+        pointer while a variable's initializer keeps a function's address: ptxas then writes
+        the address as the number 1 and drops its relocation (tests/probes_edits
+        g_data_taking_last_caller: `tab = {f}` relocated beside kc, 1 without it; a random
+        nvcc module, k2 calling through `fptab`), which is not modelled."""
+        if not self.device_debug or self.options.get("compile_only"):
+            return
+        if not any(f.has_indirect_call for f in self.functions) or any(f.has_indirect_call for f in functions):
+            return
+        kept = {f.name for f in functions}
+        holder = next((d for d in data if any(r.symbol in kept for r in d.relocations)), None)
+        if holder is not None:
+            raise ModelError(f"cannot {edit}: no function would call through a pointer, and under -g ptxas then writes the function addresses {holder.name!r} holds as numbers, which is not modelled")
 
     def _refuse_resolved_data_takings(self, edit: str, functions: list[Function], moved: Sequence[str] = ()) -> None:
         """Whole program: ModelError for an edit of the kernels of a module whose variables'
