@@ -2506,3 +2506,14 @@ def test_g_remove_of_the_last_pointer_caller_beside_a_function_table_is_refused(
     assert build(module) != want
     got, want = _removed(tmp_path / "kd", src, "kd", target, "g")
     assert got == want
+
+
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_100a"))
+def test_g_remove_of_the_first_function_beside_unreached_shared_is_refused(ptxas_ok, tmp_path, monkeypatch, target):
+    """-g: removing f_first, first in .text, moves the symbol of fs, the .shared array of f_sh
+    that no kernel calls, before the module's $str (tests/probes_edits/g_shared_unreached,
+    after a random nvcc -rdc module): refused. Removing k is exact."""
+    src = EDIT_PROBES / "g_shared_unreached.ptx"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "f_first", target, "g", "which no kernel reaches", Module, "_refuse_unreached_debug_shared")
+    got, want = _removed(tmp_path / "k", src, "k", target, "g")
+    assert got == want

@@ -2251,6 +2251,7 @@ class Module:
                 self._refuse_loosened_register_budget(edit, gone)
             return
         self._refuse_recompiled_under_g(edit, gone)
+        self._refuse_unreached_debug_shared(edit, gone)
         self._refuse_loosened_register_budget(edit, gone)
         kernels = [f for f in self.functions if f.is_kernel]
         if not self.options.get("compile_only"):
@@ -2581,6 +2582,29 @@ class Module:
                 raise ModelError(f"cannot {edit}: under -g ptxas names {what} {why}, which the reorder changes")
         if gone is not None and any(d.space == "shared" and d.linkage != "extern" for d in self.data):
             self._refuse_moved_debug_shared(edit, gone)
+
+    def _refuse_unreached_debug_shared(self, edit: str, gone: set[str]) -> None:
+        """ModelError for a -g removal of the function first in .text beside a static .shared
+        variable that only device functions no kept kernel reaches use: ptxas then names the
+        shared variable elsewhere among the symbols (before the module's variables where its
+        function comes first), which is not modelled (tests/probes_edits/g_shared_unreached:
+        f_sh's `fs`, f_sh called by no kernel, comes before `$str` once f_first goes; removing
+        k is exact; a random nvcc -rdc module, sm_90a: f4's `fs4` once f0 goes)."""
+        from .data import call_closure, shared_calls
+
+        first = self._text_order()[:1]
+        if not gone.intersection(first):
+            return
+        by_name = {f.name: f for f in self.functions if f.name not in gone}
+        edges = {n: [c for c in cs if c not in gone] for n, cs in shared_calls(self).items()}
+        reached: set[str] = set()
+        for k in by_name.values():
+            if k.is_kernel:
+                reached |= call_closure(by_name, k.name, edges)
+        for d in self.data:
+            users = [u for u in d.users if u not in gone]
+            if d.space == "shared" and d.linkage != "extern" and users and not set(users) & reached:
+                raise ModelError(f"cannot {edit}: under -g ptxas names shared variable {d.name!r}, which no kernel reaches, elsewhere once {first[0]!r}, first in .text, goes, which is not modelled")
 
     def _refuse_searched_shared_users(self, edit: str, name: str) -> None:
         """-g: ModelError for removing ``name`` beside module .shared variables coloured into
