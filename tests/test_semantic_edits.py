@@ -2495,15 +2495,10 @@ def test_g_remove_of_the_last_pointer_caller_beside_a_function_table_is_refused(
     and drops the relocation (tests/probes_edits/g_data_taking_last_caller, after a random
     nvcc module). The removal is refused; let through, it differs from ptxas. kd's goes."""
     src = EDIT_PROBES / "g_data_taking_last_caller.ptx"
-    data = _compile(tmp_path, src.stem, src.read_text(), target, "g")
     want = _compile(tmp_path / "edited", src.stem, _without_kernel(src.read_text(), "kc"), target, "g")
     init = next(s for s in read_cubin(want).sections if s.name == ".nv.global.init")
     assert init.data == (1).to_bytes(8, "little") and not any(s.name.endswith(".nv.global.init") and s.name.startswith(".rel") for s in read_cubin(want).sections)
-    _assert_removal_refused(data, "kc", "no function would call through a pointer")
-    monkeypatch.setattr(Module, "_refuse_debug_data_takings", lambda *_: None)
-    module = decompose(read_cubin(data))
-    module.remove_function("kc")
-    assert build(module) != want
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "kc", target, "g", "no function would call through a pointer", Module, "_refuse_debug_data_takings")
     got, want = _removed(tmp_path / "kd", src, "kd", target, "g")
     assert got == want
 

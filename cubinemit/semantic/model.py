@@ -1665,8 +1665,7 @@ class Module:
             return
         if not any(f.has_indirect_call for f in self.functions) or any(f.has_indirect_call for f in functions):
             return
-        kept = {f.name for f in functions}
-        holder = next((d for d in data if any(r.symbol in kept for r in d.relocations)), None)
+        holder = attrs.evolve(self, functions=functions, data=list(data))._address_holder()
         if holder is not None:
             raise ModelError(f"cannot {edit}: no function would call through a pointer, and under -g ptxas then writes the function addresses {holder.name!r} holds as numbers, which is not modelled")
 
@@ -2528,14 +2527,16 @@ class Module:
         apart: all count."""
         if not self.options.get("compile_only") or self.device_debug:
             return edges
+        from .decompose import function_tables
+
         devices = {f.name for f in self.functions if not f.is_kernel}
-        held = {d.name: [r.symbol for r in d.relocations if r.symbol in devices] for d in self.data}
-        taken = sorted({t for f in self.functions for t in f.address_taken if t in devices} | {t for names in held.values() for t in names})
+        held = function_tables(self)
+        taken = sorted({t for f in self.functions for t in f.address_taken} | {t for names in held.values() for t in names})
         out: dict[str, list[str]] = {}
-        for n, callees in edges.items():
-            f = self.function(n)
+        for f in self.functions:
+            callees = edges[f.name]
             reach = [*f.address_taken, *(t for r in f.relocations for t in held.get(r.symbol, ())), *(taken if f.has_indirect_call else ())]
-            out[n] = [*callees, *dict.fromkeys(t for t in reach if t in devices and t not in callees)]
+            out[f.name] = [*callees, *dict.fromkeys(t for t in reach if t in devices and t not in callees)]
         return out
 
     def _bounded_callees(self, kernel: Function, callees: Sequence[str]) -> Sequence[str]:
@@ -2595,12 +2596,10 @@ class Module:
         first = self._text_order()[:1]
         if not gone.intersection(first):
             return
+        # (call_closure walks only the kept functions: edges into the removed ones end there)
         by_name = {f.name: f for f in self.functions if f.name not in gone}
-        edges = {n: [c for c in cs if c not in gone] for n, cs in shared_calls(self).items()}
-        reached: set[str] = set()
-        for k in by_name.values():
-            if k.is_kernel:
-                reached |= call_closure(by_name, k.name, edges)
+        edges = shared_calls(self)
+        reached = set().union(*(call_closure(by_name, k.name, edges) for k in by_name.values() if k.is_kernel))
         for d in self.data:
             users = [u for u in d.users if u not in gone]
             if d.space == "shared" and d.linkage != "extern" and users and not set(users) & reached:
