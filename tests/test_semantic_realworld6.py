@@ -98,6 +98,9 @@ RULE_CASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "builtin_redux": (("sm_80", "sm_89", "sm_90"), ("c", "g_c", "O0_c", "g")),
     # 8-bit float conversions ask .nv.compat ISA_CLASS 2 (the edit tests remove them)
     "isa_class_fp8": (("sm_89", "sm_90", "sm_100a", "sm_120"), MODES),
+    # -rdc virtual functions: the -c DFS visits the vtables' functions in the PTX's order of
+    # the kernel's vtable stores, not SASS's (fact table_uses)
+    "vtable_ptx_order": (("sm_75", "sm_86", "sm_90", "sm_100a", "sm_120"), RDC_MODES),
 }
 
 
@@ -126,3 +129,27 @@ def test_bank_alignment_is_a_fact_where_the_rule_cannot_tell(corpus):
         f.get("facts", {}).pop("constant_align", None)
     with pytest.raises(ModelError, match="constant_align"):
         Module.from_spec(spec).to_cubin()
+
+
+def test_vtable_order_is_a_fact_where_sass_reorders_the_stores(ptxas_ok):
+    """k stores _ZTV2Ci before _ZTV2Sq in the PTX and after it in SASS: the decomposer records
+    the PTX order (fact table_uses), and the builder needs it for ptxas's .text order."""
+    from cubinemit.reader import read_cubin
+    from cubinemit.semantic.decompose import decompose
+
+    data = oracle.compile_many([(HERE / "rules" / "vtable_ptx_order.ptx", "sm_90", "c")])
+    data = next(iter(data.values())).read_bytes()
+    module = decompose(read_cubin(data))
+    kernel = module.function("_Z1kPfi")
+    assert kernel.facts["table_uses"] == ["_ZTV2Ci", "_ZTV2Sq"]
+    assert Module.from_spec(module.to_spec()).to_cubin() == data
+    spec = module.to_spec()
+    for f in spec["functions"]:
+        f.get("facts", {}).pop("table_uses", None)
+    def texts(cubin: bytes) -> list[str]:
+        return [s.name for s in read_cubin(cubin).sections if s.name.startswith(".text.")]
+
+    # ptxas: the Sq functions, then Ci's, then Shape's; without the fact the builder's X
+    # visits them in SASS's order and puts Ci's before Sq's
+    assert texts(data)[:3] == [".text._ZN2SqD0Ev", ".text._ZN2SqD1Ev", ".text._ZNK2Sq4areaEv"]
+    assert texts(Module.from_spec(spec).to_cubin()) != texts(data)

@@ -11,7 +11,7 @@ import itertools
 import re
 import struct
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -226,12 +226,25 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
             return False
         return True
 
+    def search() -> list:  # type: ignore[type-arg]
+        refused.clear()
+        return declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols, accept=accept)
+
     try:
-        declared = declaration_order_from(order, ptx, mode, hint=hint, symbols=symbols, accept=accept)
+        declared = search()
     except ModelError as exc:
-        if refused:
-            raise refused[0] from None
-        raise NotImplementedError(f"declaration order not recovered: {exc}") from None
+        declared = None
+        for _ in _table_use_orders(module):
+            ptx = ptx_functions(module)
+            try:
+                declared = search()
+                break
+            except ModelError:
+                continue
+        if declared is None:
+            if refused:
+                raise refused[0] from None
+            raise NotImplementedError(f"declaration order not recovered: {exc}") from None
     if not whole_program:
         declared = placed[-1]
     module.functions = [by_name[f.name] for f in declared if f.name in by_name]
@@ -459,17 +472,58 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
     addresses: its relocations in code order, a table standing for its contents, an
     address-taking for itself (fo_fptr_global -c: L references ctbl = {f4, f3, f2} before
     taking f3, so X is f2 f1 f4 f3, which puts f3 first in .text; every target). Empty (the
-    takings stand for it) for the others."""
+    takings stand for it) for the others.
+
+    ptxas takes the order of the tables from the PTX, which scheduling may not keep: a kernel
+    that stores ``_ZTV2Ci`` then ``_ZTV2Sq`` in its PTX (two ``new`` of classes with virtual
+    functions) may store them the other way round in SASS, and X follows the PTX
+    (tests/probes_rw6/rules/vtable_ptx_order, -c on every target). The fact ``table_uses``
+    (the tables in PTX order, where it is not the code's) puts them in that order."""
     relocs = sorted(f.relocations, key=lambda r: r.offset)
     if not any(r.symbol in tables for r in relocs):
         return []
+    items = list(dict.fromkeys(r.symbol for r in relocs if r.symbol in tables or (r.symbol in f.address_taken and r.symbol != f.name)))
+    ptx_order = f.facts.get("table_uses")
+    if isinstance(ptx_order, list):
+        used = [t for t in items if t in tables]
+        slots = iter([t for t in ptx_order if t in used] + [t for t in used if t not in ptx_order])
+        items = [next(slots) if t in tables else t for t in items]
     uses: list[str] = []
-    for r in relocs:
-        if r.symbol in tables:
-            uses += tables[r.symbol]  # type: ignore[index]
-        elif r.symbol in f.address_taken and r.symbol != f.name:
-            uses.append(r.symbol)  # type: ignore[arg-type]
+    for name in items:
+        uses += tables[name] if name in tables else [name]  # type: ignore[list-item]
     return uses
+
+
+#: the orders of table references per function tried when the code's order gives no
+#: declaration order (a bound, not a rule)
+_TABLE_ORDER_LIMIT = 24
+
+
+def _table_use_orders(module: Module) -> Iterator[None]:
+    """Set the ``table_uses`` facts (:func:`_address_uses`) to each other order of the tables
+    the functions reference, in turn; left as the last one tried (the caller stops at the one
+    that fits), cleared when none is left."""
+    tables = function_tables(module)
+    users: list[tuple[Function, list[str]]] = []
+    for f in module.functions:
+        named = list(dict.fromkeys(r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables))
+        if len(named) > 1:
+            users.append((f, named))  # type: ignore[arg-type]
+    tried = 0
+    for orders in itertools.product(*(itertools.permutations(named) for _, named in users)):
+        if all(list(o) == named for o, (_, named) in zip(orders, users)):
+            continue
+        tried += 1
+        if tried > _TABLE_ORDER_LIMIT:
+            break
+        for (f, named), o in zip(users, orders):
+            if list(o) == named:
+                f.facts.pop("table_uses", None)
+            else:
+                f.facts["table_uses"] = list(o)
+        yield
+    for f, _ in users:
+        f.facts.pop("table_uses", None)
 
 
 def ptx_function(f: Function, tables: dict[str, list[str]] | None = None, taken_by_data: bool = False) -> PtxFunction:
