@@ -719,33 +719,40 @@ def _optimizer_relocs(
                 relocs.append((off, sym, _M["PROG_REL32"], facts.pc(f, v)))
                 struct.pack_into("<I", data, off, 0)
         return bytes(data), relocs
-    if targets:
-        assert func is not None
-        for off in range(0, len(bank.data) - 3, 4):
-            (v,) = struct.unpack_from("<I", bank.data, off)
-            if v in targets:
-                relocs.append((off, func, _M["PROG_REL32"], facts.pc(owner, v)))
-                struct.pack_into("<I", data, off, 0)
-        order = _jump_table_order(bank.data, _branch_tables(obj, owner), [r[0] for r in relocs])
-        if order is None:
-            relocs.sort(key=lambda r: -r[0])
-        else:
-            rank = {off: k for k, off in enumerate(order)}
-            relocs.sort(key=lambda r: rank[r[0]])
-        return bytes(data), relocs
+    # function-address table entries first (u64 clone entry offsets), in G order; then a
+    # jump table's entries: a kernel whose inlined factory switches over five classes and
+    # stores their vtables has both in one bank, the 20 clone addresses listed before the
+    # three jump entries (tests/probes_rw6/rules/vtable_factory, sm_100a)
     clones = {y.value: y for y in obj.symbols if y.type == STT_FUNC and y.name.startswith(f"${owner}$")}
+    covered: set[int] = set()
     for off in range(0, len(bank.data) - 7, 8):
         (v,) = struct.unpack_from("<Q", bank.data, off)
         target = clones.get(v)
         if target is not None:
             relocs.append((off, target, _M["PROG_REL64"], 0))
             struct.pack_into("<Q", data, off, 0)
+            covered |= {off, off + 4}
     if function_order is not None and relocs:
         rank = {n: i for i, n in enumerate(function_order)}
         prefix = len(f"${owner}$")
         if any(r[1].name[prefix:] not in rank for r in relocs):
             raise MercuryError(f"{bank.name}: a function-address table entry outside the function order")
         relocs.sort(key=lambda r: rank[r[1].name[prefix:]])
+    if targets:
+        assert func is not None
+        jumps: list[tuple[int, Symbol, int, int]] = []
+        for off in range(0, len(bank.data) - 3, 4):
+            (v,) = struct.unpack_from("<I", bank.data, off)
+            if v in targets and off not in covered:
+                jumps.append((off, func, _M["PROG_REL32"], facts.pc(owner, v)))
+                struct.pack_into("<I", data, off, 0)
+        order = _jump_table_order(bank.data, _branch_tables(obj, owner), [r[0] for r in jumps])
+        if order is None:
+            jumps.sort(key=lambda r: -r[0])
+        else:
+            rank = {off: k for k, off in enumerate(order)}
+            jumps.sort(key=lambda r: rank[r[0]])
+        relocs += jumps
     return bytes(data), relocs
 
 
@@ -1101,6 +1108,13 @@ def derive_merc_debug_frame(obj: ElfObject, facts: MercuryFacts) -> tuple[bytes,
         out += struct.pack("<IQ", 0xFFFFFFFF, len(fixed)) + fixed
         fde_no += 1
     return bytes(out), new_at
+
+
+#: the data sections whose initializers may hold code addresses ptxas resolves in EXEC
+#: (``code_pointers``): .nv.global.init, and bank 3 from a ``.const`` function table
+#: (sm_100a: `.const .u64 tbl[2] = {f1, f2}`, two PROG_REL64 in .nv.merc.rela.nv.constant.user;
+#: tests/probes_data/init_across_sections)
+_CODE_POINTER_HOLDERS = (".nv.global.init", ".nv.constant3")
 
 
 # --- .nv.merc.rela.* ---------------------------------------------------------------------------
@@ -1651,7 +1665,7 @@ def facts_from_cubin(obj: ElfObject) -> MercuryFacts:
                     # callee whose table it is (bank_blocks)
                     f = q.symbol.name if q.symbol is not None else target.name[len(".nv.constant2.") :]
                     pcs.add(f, struct.unpack_from("<I", target.data, q.offset)[0], q.addend or 0, "jump table")
-        elif target.name == ".nv.global.init" and len(s.relocs) > len(o.relocs or ()):
+        elif target.name in _CODE_POINTER_HOLDERS and len(s.relocs) > len(o.relocs or ()):
             known = {r.offset for r in o.relocs or ()}
             past = next((q.offset for q in s.relocs if q.offset + 8 > len(target.data)), None)
             if past is not None:

@@ -256,6 +256,47 @@ def test_initialiser_entries_in_declaration_order(ptxas_ok, target, mode):
     assert Module.from_cubin(data).to_cubin() == data
 
 
+def _relocation_asks(data: bytes) -> list[str]:
+    """The data initialisers' relocation section names in the order ptxas made them, a dropped
+    one marked ~."""
+    obj = read_cubin(data)
+    kept = {s.name for s in obj.sections if not s.mercury}
+    named = [s.text for s in obj.shstrtab.slots if s.text.endswith((".nv.global.init", ".nv.constant3", ".nv.constant.user")) and s.text.startswith(".rel")]
+    return [n if n in kept else "~" + n for n in named]
+
+
+@pytest.mark.parametrize(
+    ("target", "mode", "asks"),
+    [
+        ("sm_86", "c", [".rel.nv.global.init", ".rel.nv.constant3", ".rela.nv.global.init"]),
+        ("sm_90", "c", ["~.rel.nv.global.init", ".rela.nv.global.init", "~.rel.nv.constant.user", ".rela.nv.constant3"]),
+        ("sm_86", "def", [".rel.nv.global.init", "~.rel.nv.constant3", ".rela.nv.global.init"]),
+        ("sm_100a", "def", ["~.rel.nv.global.init", ".rela.nv.global.init", "~.rel.nv.constant.user", ".rela.nv.constant3"]),
+    ],
+)
+def test_initialisers_ask_across_sections(ptxas_ok, target, mode, asks):
+    """gp = generic(g)+544, gcp = generic(cK), a .const table tbl = {f1, f2}, gfp = f1: ptxas
+    walks the initialisers from gfp back and each entry asks its own section's .rel/.rela, so
+    bank 3's asks fall between .nv.global.init's (the builder asked bank 3's first). -c builds
+    follow from the entries; whole-program ones, whose function addresses ptxas resolved and
+    dropped (the kernel's copies $k$f1, $k$f2 ask as the entries would), from fact
+    data_ask_order. sm_100a: the resolved addresses of the .const table stand in
+    .nv.merc.rela.nv.constant.user (code_pointers), and the kept empty .rela.nv.constant3
+    adds its 22 bytes of .strtab slack."""
+    data = oracle.compile_ptx(PROBES / "init_across_sections.ptx", target, mode).read_bytes()
+    assert _relocation_asks(data) == asks
+    obj = read_cubin(data)
+    if mode == "c" and target == "sm_86":
+        relocs = [s.name for s in obj.sections if s.name.startswith(".rel") and s.name.endswith((".nv.global.init", ".nv.constant3"))]
+        assert relocs == asks  # the section headers in the order asked
+    module = Module.from_cubin(data)
+    assert module.to_cubin() == data
+    if mode == "def":
+        assert "data_ask_order" in module.facts
+        del module.facts["data_ask_order"]
+        assert _relocation_asks(module.to_cubin()) != _relocation_asks(data)
+
+
 @pytest.mark.parametrize("target", ["sm_75", "sm_90", "sm_100a"])
 def test_kernel_addresses_take_constant4_slots(ptxas_ok, target):
     """used = {kb, kc, ka}, the kernels declared ka kc kb: whole program keeps the entries

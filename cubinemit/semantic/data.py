@@ -160,6 +160,25 @@ def initialiser_asks(legacy: bool, relocs: Sequence[Relocation], rela_first: boo
     return asks[::-1] if rela_first else asks
 
 
+def initialiser_ask_order(legacy: bool, variables: Sequence[tuple[str, Sequence[Relocation]]]) -> list[tuple[str, str]]:
+    """The (data section, .rel/.rela) pairs the initialisers ask, in order, across sections:
+    ptxas walks the variables from the last declared back, each one's entries from its first
+    element, and an entry asks its section's .rela when it has an offset, else .rel (from
+    sm_90 on, where every entry ends in .rela, .rel then .rela). The walk goes over bank 3 and
+    .nv.global.init at once: `gp = generic(g)+8; tbl = {f}` in .const, then `gfp = f` (-c,
+    sm_90: ~.rel.nv.global.init .rela.nv.global.init ~.rel.nv.constant.user .rela.nv.constant3;
+    sm_86: .rel.nv.global.init .rel.nv.constant3 .rela.nv.global.init; tests/probes_data
+    init_across_sections). ``variables``: (section, relocations) in the data walk's order
+    (:data:`WALKED_FIRST`, then the others; `gcp = generic(c)+68` visible, then a static
+    `ftab = {f}`: .rel.nv.global.init before .rela, -c sm_90)."""
+    out: list[tuple[str, str]] = []
+    for section, relocs in reversed(variables):
+        for r in sorted(relocs, key=lambda r: r.offset):
+            kinds = [".rela"] if r.addend else [".rel"] if legacy else [".rel", ".rela"]
+            out += [(section, k) for k in kinds if (section, k) not in out]
+    return out
+
+
 def _shared_declarers(module: Module) -> set[str]:
     """The device functions whose own .shared variables may be named right after their code.
     ptxas's builtins declare none: what is named after a builtin's code is the module data

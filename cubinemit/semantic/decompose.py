@@ -234,7 +234,7 @@ def _call_facts(obj: ElfObject, module: Module, whole_program: bool = False, sym
         declared = search()
     except ModelError as exc:
         declared = None
-        for _ in _table_use_orders(module):
+        for _ in _table_use_orders(module, order):
             ptx = ptx_functions(module)
             try:
                 declared = search()
@@ -494,33 +494,53 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
     return uses
 
 
-#: the orders of table references per function tried when the code's order gives no
-#: declaration order (a bound, not a rule)
-_TABLE_ORDER_LIMIT = 24
+#: the other orders of table references per function tried when neither the code's order nor
+#: the one the .text order suggests gives a declaration order (a bound, not a rule: each try
+#: is a whole search)
+_TABLE_ORDER_LIMIT = 6
 
 
-def _table_use_orders(module: Module) -> Iterator[None]:
-    """Set the ``table_uses`` facts (:func:`_address_uses`) to each other order of the tables
-    the functions reference, in turn; left as the last one tried (the caller stops at the one
-    that fits), cleared when none is left."""
+def _table_use_orders(module: Module, text_order: Sequence[str]) -> Iterator[None]:
+    """Set the ``table_uses`` facts (:func:`_address_uses`) to other orders of the tables the
+    functions reference, in turn; left as the last one tried (the caller stops at the one that
+    fits), cleared when none is left. First the order .text suggests: the -c DFS visits X last
+    to first, so the table whose functions stand first in .text came last (the five vtables
+    a factory function stores); then the others."""
     tables = function_tables(module)
+    at = {n: i for i, n in enumerate(text_order)}
     users: list[tuple[Function, list[str]]] = []
     for f in module.functions:
         named = list(dict.fromkeys(r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables))
         if len(named) > 1:
             users.append((f, named))  # type: ignore[arg-type]
-    tried = 0
-    for orders in itertools.product(*(itertools.permutations(named) for _, named in users)):
-        if all(list(o) == named for o, (_, named) in zip(orders, users)):
-            continue
-        tried += 1
-        if tried > _TABLE_ORDER_LIMIT:
-            break
+
+    def placed(named: list[str]) -> list[str]:
+        def first(t: str) -> int:
+            own = [at[n] for n in tables[t] if n in at and not any(n in tables[u] for u in named if u != t)]
+            return min(own or [at.get(n, len(at)) for n in tables[t]] or [len(at)])
+
+        return sorted(named, key=first, reverse=True)
+
+    def put(orders: Sequence[Sequence[str]]) -> None:
         for (f, named), o in zip(users, orders):
             if list(o) == named:
                 f.facts.pop("table_uses", None)
             else:
                 f.facts["table_uses"] = list(o)
+
+    suggested = [placed(named) for _, named in users]
+    tried = [[list(named) for _, named in users]]
+    if suggested not in tried:
+        tried.append(suggested)
+        put(suggested)
+        yield
+    for orders in itertools.product(*(itertools.permutations(named) for _, named in users)):
+        if [list(o) for o in orders] in tried:
+            continue
+        if len(tried) > _TABLE_ORDER_LIMIT + 1:
+            break
+        tried.append([list(o) for o in orders])
+        put(orders)
         yield
     for f, _ in users:
         f.facts.pop("table_uses", None)
@@ -1350,13 +1370,14 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     whether it stays, where the entries left do not give them (data.initialiser_asks). Under
     -g too: .const addresses in a .const initializer ask ~.rel.nv.constant3 after the debug
     payloads (ZLUDA const_ident; tests/probes_data/init_const_addresses)."""
-    from .data import GLOBAL_INIT, CONSTANT3, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_variables
+    from .data import GLOBAL_INIT, CONSTANT3, CONSTANT4, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_variables
 
     if module.options.get("compile_only"):
         return
     position = _first_named(obj)
     kept = {s.name: s for s in obj.sections if not s.mercury}
     resolved: dict[str, list[list[object]]] = {}
+    everything: list[tuple[int, str, str]] = []  # (position, section, kind) of bank 3's and .nv.global.init's asks
     for name in RELOCATION_ORDER:
         if name not in kept:
             continue
@@ -1374,6 +1395,8 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
                 asks.append((min(at), kind, bool(stays)))
         else:
             asked = [[kind, stays] for _, kind, stays in sorted(asks)]
+            if name != CONSTANT4:
+                everything += [(at, name, kind) for at, kind, _ in asks]
             if left:
                 if name not in (GLOBAL_INIT, CONSTANT3):
                     continue
@@ -1386,6 +1409,14 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
                 resolved[name] = asked
     if resolved:
         module.facts["resolved_data"] = resolved
+        # the walk over the initialisers (data.initialiser_ask_order) interleaves the sections'
+        # asks, and the resolved entries it meets are not in the file: where the asks do not
+        # come section by section, fact ``data_ask_order`` gives them as read (`gp = generic(g)
+        # +544; gcp = generic(cK); .const tbl = {f1, f2}; gfp = f1`, sm_86: .rel.nv.global.init
+        # ~.rel.nv.constant3 .rela.nv.global.init; tests/probes_data init_across_sections)
+        read = [[n, k] for _, n, k in sorted(everything)]
+        if read != sorted(read, key=lambda p: RELOCATION_ORDER.index(p[0])):
+            module.facts["data_ask_order"] = read
 
 
 def _descriptor_slots(obj: ElfObject, module: Module) -> None:

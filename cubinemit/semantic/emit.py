@@ -58,7 +58,7 @@ from ..elf.model import ElfObject, Role, Section, Symbol, final_name
 from ..elf.order import relocation_order, symbol_order
 from ..elf.model import Relocation as ElfRelocation
 from ..errors import ModelError
-from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, local_block, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
+from .data import CONST0_SIZE, DEBUG_SHARED, MERCURY_DATA_TYPES, RESERVED_READ_NAMES, cap_resolved, cap_trigger, live_shared_refs, initialiser_asks, initialiser_ask_order, local_block, rela_asked_first, CONSTANT3, CONSTANT4, GLOBAL, GLOBAL_INIT, R_CUDA_64, R_CUDA_FUNC_DESC_64, RELOCATION_ORDER as DATA_RELOCATION_ORDER, SECTIONS as DATA_SECTIONS, SPACE_MARKS, DataPlan, call_closure, plan as plan_data, section_of, shared_layout, walked_first
 from .model import NO_ABI_DEBUG, DataObject, DebugSection, Function, Module, Relocation, abi_disabled, empty_ptx_section, unmodelled_options
 from .texrefs import REF_TYPES
 
@@ -893,6 +893,12 @@ class _Emitter:
             final = final_name(self.created[id(bank)])
             self.ghost(f".rela{final}", SHT_RELA)
             self.ghost(f".rel{final}", SHT_REL)
+        elif _jump_tables(self.functions[name]):
+            # the .rela asked for the bank's jump tables (jump_table_relocations) stays the one:
+            # only .rel is new (a kernel whose inlined factory switches over five classes and
+            # stores their vtables, sm_90: `.rela.nv.constant2.run ... ~.rel.nv.constant.optimizer.run`;
+            # tests/probes_rw6/rules/vtable_factory)
+            self.ask_relocations(bank, [(".rel", None)])
         else:
             self.ask_relocations(bank, [(".rela", []), (".rel", None)])
 
@@ -1444,36 +1450,62 @@ class _Emitter:
         return bytes(out)
 
     def data_relocations(self, skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
-        """Relocation sections of module data, after the debug payloads' (bank 4, bank 3, then
-        .nv.global.init). Below sm_90 only .rel is asked; from sm_90 on .rel then .rela.
+        """Relocation sections of module data, after the debug payloads' (bank 4 first, then the
+        initialisers' of bank 3 and .nv.global.init in the order :func:`data.initialiser_ask_order`
+        gives). Below sm_90 only .rel is asked; from sm_90 on .rel then .rela.
         ``skip`` / ``only``: the sections left out / the only ones done this time."""
         p = self.plan
         if p is None:
             return
+        legacy = self.family is Family.LEGACY
+        asks: dict[str, list[tuple[str, list[Relocation] | None]]] = {}
+        resolved_any = False
         for name in DATA_RELOCATION_ORDER:
             sec = self.data_sections.get(name)
             if sec is None or name in skip or (only is not None and name not in only):
                 continue
             if name == CONSTANT4:
-                addend = None if self.family is Family.LEGACY else 0
+                addend = None if legacy else 0
                 # one R_CUDA_64 per slot, listed from the last slot back
                 relocs = [Relocation(8 * i, R_CUDA_FUNC_DESC_64 if slot in p.descriptors else R_CUDA_64, slot, addend) for i, slot in reversed(list(enumerate(p.constant4)))]
-                rela_first = False
-            else:
-                lay = p.layouts[name]
-                relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in p.variables if v.name in lay.offsets for r in v.relocations]
-                rela_first = rela_asked_first(p.variables, lay.offsets)
-            legacy = self.family is Family.LEGACY
+                self.ask_relocations(sec, initialiser_asks(legacy, relocs, False))
+                continue
+            lay = p.layouts[name]
+            # the entries in the data walk's order (visible and weak variables first, each group
+            # in declaration order: `static ftab = {f, f}; gfp = f` lists gfp's entry first;
+            # tests/probes_data init_across_sections)
+            placed = sorted((v for v in p.variables if v.name in lay.offsets), key=lambda v: not walked_first(v))
+            relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in placed for r in v.relocations]
             resolved = self.m.facts.get("resolved_data", {}).get(name)  # type: ignore[union-attr]
             if resolved is not None:
                 # function addresses ptxas resolved itself (whole program) ask sections of their
                 # own: the sections asked, in order, each dropped or kept (empty or with the
                 # entries left; decompose._resolved_data_relocations)
+                resolved_any = True
                 rel, rela = _split(relocs) if legacy else ([], relocs)
                 left = {".rel": rel, ".rela": rela}
-                self.ask_relocations(sec, [(str(kind), left[str(kind)] or ([] if stays else None)) for kind, stays in resolved])
+                asks[name] = [(str(kind), left[str(kind)] or ([] if stays else None)) for kind, stays in resolved]
+            else:
+                asks[name] = initialiser_asks(legacy, relocs, rela_asked_first(p.variables, lay.offsets))
+        if not asks:
+            return
+        given = self.m.facts.get("data_ask_order")
+        if given is not None:
+            # resolved function addresses ask unseen: the order across sections as read
+            order = [(str(n), str(k)) for n, k in given]  # type: ignore[union-attr]
+        elif resolved_any:
+            order = [(n, k) for n in asks for k, _ in asks[n]]
+        else:
+            home = {v.name: n for n in asks for v in p.variables if v.name in p.layouts[n].offsets}
+            walk = sorted((v for v in p.variables if v.name in home), key=lambda v: not walked_first(v))
+            order = initialiser_ask_order(legacy, [(home[v.name], v.relocations) for v in walk])
+        done: set[tuple[str, str]] = set()
+        for n, k in order + [(n, k) for n in asks for k, _ in asks[n]]:
+            entries = dict(asks.get(n, ()))
+            if (n, k) in done or k not in entries:
                 continue
-            self.ask_relocations(sec, initialiser_asks(legacy, relocs, rela_first))
+            done.add((n, k))
+            self.ask_relocations(self.data_sections[n], [(k, entries[k])])
 
     def visible_data_symbols(self) -> None:
         """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
