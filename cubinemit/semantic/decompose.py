@@ -497,7 +497,7 @@ def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
 #: the other orders of table references per function tried when neither the code's order nor
 #: the one the .text order suggests gives a declaration order (a bound, not a rule: each try
 #: is a whole search)
-_TABLE_ORDER_LIMIT = 6
+_TABLE_ORDER_LIMIT = 2
 
 
 def _table_use_orders(module: Module, text_order: Sequence[str]) -> Iterator[None]:
