@@ -1368,8 +1368,13 @@ def _inverse_dfs(
     statics = {f.name for f in funcs if f.is_static}
     defined = {n for n in order}
     steps = [0]
+    # X ends with the functions only module data takes (address_taken_order), in G order:
+    # taken as the hint has them (a static table {h7, h9, h7} no function reads beside a kernel
+    # taking h9 and h6: X = h9 h6 h7, and the kernel's DFS emits h7 first; fz s0047 -c, every
+    # target; tests/probes_data/init_table_unread)
+    data_only = sorted((f.name for f in funcs if f.taken_by_data), key=lambda n: (hint_rank.get(n, len(hint_rank)), n))
     for perm in _taker_orders(takers, table, order, hint_rank):
-        x = _first(t for name in perm for t in _uses(table[name]))
+        x = _first([*(t for name in perm for t in _uses(table[name])), *data_only])
 
         def children(name: str, x: list[str] = x) -> list[str]:
             f = table[name]
