@@ -1458,6 +1458,10 @@ class _Emitter:
         if p is None:
             return
         legacy = self.family is Family.LEGACY
+        # the data walk's order: visible and weak variables first, each group in declaration
+        # order (`static ftab = {f, f}; gfp = f` lists gfp's entry first and asks ftab's first;
+        # tests/probes_data init_across_sections)
+        walk = sorted(p.variables, key=lambda v: not walked_first(v))
         asks: dict[str, list[tuple[str, list[Relocation] | None]]] = {}
         resolved_any = False
         for name in DATA_RELOCATION_ORDER:
@@ -1471,11 +1475,7 @@ class _Emitter:
                 self.ask_relocations(sec, initialiser_asks(legacy, relocs, False))
                 continue
             lay = p.layouts[name]
-            # the entries in the data walk's order (visible and weak variables first, each group
-            # in declaration order: `static ftab = {f, f}; gfp = f` lists gfp's entry first;
-            # tests/probes_data init_across_sections)
-            placed = sorted((v for v in p.variables if v.name in lay.offsets), key=lambda v: not walked_first(v))
-            relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in placed for r in v.relocations]
+            relocs = [Relocation(lay.offsets[v.name] + r.offset, r.type, r.symbol, r.addend) for v in walk if v.name in lay.offsets for r in v.relocations]
             resolved = self.m.facts.get("resolved_data", {}).get(name)  # type: ignore[union-attr]
             if resolved is not None:
                 # function addresses ptxas resolved itself (whole program) ask sections of their
@@ -1497,15 +1497,14 @@ class _Emitter:
             order = [(n, k) for n in asks for k, _ in asks[n]]
         else:
             home = {v.name: n for n in asks for v in p.variables if v.name in p.layouts[n].offsets}
-            walk = sorted((v for v in p.variables if v.name in home), key=lambda v: not walked_first(v))
-            order = initialiser_ask_order(legacy, [(home[v.name], v.relocations) for v in walk])
+            order = initialiser_ask_order(legacy, [(home[v.name], v.relocations) for v in walk if v.name in home])
+        entries = {n: dict(a) for n, a in asks.items()}
         done: set[tuple[str, str]] = set()
         for n, k in order + [(n, k) for n in asks for k, _ in asks[n]]:
-            entries = dict(asks.get(n, ()))
-            if (n, k) in done or k not in entries:
+            if (n, k) in done or k not in entries.get(n, {}):
                 continue
             done.add((n, k))
-            self.ask_relocations(self.data_sections[n], [(k, entries[k])])
+            self.ask_relocations(self.data_sections[n], [(k, entries[n][k])])
 
     def visible_data_symbols(self) -> None:
         """GLOBAL symbols of visible variables, in declaration order (after the first function's)."""
