@@ -75,6 +75,7 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
     order: list[str] = []
     info: dict[str, dict] = {}
     tables: dict[str, list[str]] = {}  # variable -> functions in its initializer
+    static_tables: dict[str, bool] = {}  # variable -> no .visible/.weak
     refs: dict[str, list[tuple[str, str]]] = {}  # function -> its ("addr"/"table", name) in code order
     pos = 0
     while True:
@@ -84,6 +85,8 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             funcs = [t for t in _IDENT.findall(init) if t in info]
             if funcs:
                 tables[vm.group(1)] = funcs
+                quals = text[text.rfind("\n", 0, vm.start()) + 1 : vm.start()]
+                static_tables[vm.group(1)] = not re.search(r"\.(?:visible|weak|common)\b", quals)
         if m is None:
             break
         quals, kind, ret, name, params = m.groups()
@@ -171,12 +174,26 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
                 f["address_uses"] += tables[target]
                 continue
             if takers.get(target) == n and target not in claimed:
-                f["address_taken"] += tables[target]
-                claimed.add(target)
+                # ptxas meets a visible table's takings before any static function's
+                # (funcorder._x_order): a static function referencing it does not take them
+                # (fo_x_data_read -c and -g: k lists only its own `h10 h12 h9 h11`)
+                if not (f["linkage"] == "static" and not static_tables[target]):
+                    f["address_taken"] += tables[target]
+                    claimed.add(target)
             f["address_uses"] += tables[target]
     # a variable no body references still takes the addresses it holds (fo_shuffle_data)
     unclaimed = {t for v, funcs in tables.items() if v not in claimed for t in funcs}
-    return [fo.PtxFunction(**info[n], taken_by_data=n in unclaimed) for n in order]
+    # where X meets each function in the initializers: the visible and weak variables', then
+    # the static ones', each in declaration order (funcorder.PtxFunction.data_rank)
+    ranks: dict[str, tuple[int, int]] = {}
+    for phase in (0, 1):
+        at = 0
+        for v, funcs in tables.items():
+            if static_tables[v] == bool(phase):
+                for t in funcs:
+                    ranks.setdefault(t, (phase, at))
+                    at += 1
+    return [fo.PtxFunction(**info[n], taken_by_data=n in unclaimed, data_rank=ranks.get(n)) for n in order]
 
 
 # --------------------------------------------------------------------------------------------

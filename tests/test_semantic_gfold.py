@@ -35,6 +35,7 @@ import pytest
 import oracle
 from cubinemit.reader import read_cubin
 from cubinemit.roundtrip import first_difference
+from cubinemit.semantic import Module
 from cubinemit.semantic.decompose import decompose
 
 PROBES = sorted((Path(__file__).resolve().parent / "probes_gfold").glob("*.ptx"))
@@ -95,6 +96,21 @@ def test_resolved_call_after_rel_is_a_fact(corpus, stem):
         module = decompose(read_cubin(corpus[(stem, target, "g")].read_bytes()))
         want = "after_rel" if target != "sm_90" else None
         assert module.functions[0].facts.get("resolved_call") == want, (stem, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_resolved_reference_after_a_return_address(corpus, target):
+    """h calls itself, then reads a .const table: the return address names .rela.text.h, the
+    resolved .const reference .rel.text.h after it; the decomposer records it (fact
+    resolved_call), and without the fact the rebuild does not name the dropped .rel."""
+    data = corpus[("resolved_after_return", target, "g")].read_bytes()
+    module = decompose(read_cubin(data))
+    assert module.function("h").facts.get("resolved_call") is True
+    assert Module.from_spec(module.to_spec()).to_cubin() == data
+    assert data.index(b"\0.rela.text.h\0") < data.index(b"\0.rel.text.h\0")
+    module.function("h").facts.pop("resolved_call")
+    rebuilt = module.to_cubin()
+    assert b"\0.rela.text.h\0" in rebuilt and b"\0.rel.text.h\0" not in rebuilt
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -367,7 +367,13 @@ def _table_externs_only(module: ModuleFacts, name: str, functions: Mapping[str, 
     knows its direct callees, the functions whose address code takes that its indirect calls
     reach, and the functions a callee takes the address of (a table's destructor calling its
     vtable's methods: fold_virtual_kernels -g, areas gets Ci::area's vprintf in place; the
-    kernel's own takings do not count: fo_vtables -g, k_other), each with what it knows."""
+    kernel's own takings do not count: fo_vtables -g, k_other), each with what it knows. A
+    kernel that calls any function itself (a device function, a builtin) knows them all from
+    the start: only one whose calls are all indirect gets the late record
+    (tests/probes_gfold/fold_table_direct_call: k2 calling g, or dividing, gets f's vprintf
+    in place; fz s0038 -g, apply18 calling h10; every target)."""
+    if any(e.caller == name for e in module.call_graph.calls):
+        return False
     taken: dict[str, list[str]] = {}
     for e in module.call_graph.indirect_targets:
         taken.setdefault(e.caller, []).append(e.callee)

@@ -464,7 +464,25 @@ def ptx_functions(module: Module) -> list[PtxFunction]:
             taken = {t for f in module.functions for t in f.address_taken}
             names = {f.name for f in module.functions}
             named |= {r.symbol for d in module.data for r in d.relocations if r.symbol in names and r.symbol not in taken}
-    return [ptx_function(f, tables, f.name in named or bool(f.facts.get("taken_by_data"))) for f in module.functions]
+    out = [ptx_function(f, tables, f.name in named or bool(f.facts.get("taken_by_data"))) for f in module.functions]
+    ranks = _data_ranks(module, tables)
+    return [attrs.evolve(p, data_rank=ranks[p.name]) if p.name in ranks else p for p in out]
+
+
+def _data_ranks(module: Module, tables: dict[str, list[str]]) -> dict[str, tuple[int, int]]:
+    """funcorder.PtxFunction.data_rank: where ptxas's *X* meets each function in the module
+    variables' initializers, the visible and weak variables' first (phase 0), then the static
+    ones' (phase 1), each in declaration order, referenced by a function or not."""
+    ranks: dict[str, tuple[int, int]] = {}
+    static = {d.name: d.linkage == "static" for d in module.data}
+    for phase in (0, 1):
+        i = 0
+        for name, funcs in tables.items():
+            if static[name] == bool(phase):
+                for f in funcs:
+                    ranks.setdefault(f, (phase, i))
+                    i += 1
+    return ranks
 
 
 def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
@@ -676,6 +694,8 @@ def decompose(obj: ElfObject) -> Module:
         _resolved_call(obj, fn, first_named)
         if module.device_debug and obj.sm >= 90:
             _table_reference_first(obj, fn, first_named)
+        if module.device_debug:
+            _resolved_after_return(obj, fn, first_named)
         if module.device_debug and not module.options.get("compile_only"):
             _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
@@ -1370,7 +1390,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     whether it stays, where the entries left do not give them (data.initialiser_asks). Under
     -g too: .const addresses in a .const initializer ask ~.rel.nv.constant3 after the debug
     payloads (ZLUDA const_ident; tests/probes_data/init_const_addresses)."""
-    from .data import GLOBAL_INIT, CONSTANT3, CONSTANT4, RELOCATION_ORDER, SECTIONS, initialiser_asks, rela_asked_first, section_variables
+    from .data import GLOBAL_INIT, CONSTANT3, CONSTANT4, RELOCATION_ORDER, SECTIONS, initialiser_ask_order, initialiser_asks, rela_asked_first, section_variables, walked_first
 
     if module.options.get("compile_only"):
         return
@@ -1402,7 +1422,16 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
                     continue
                 variables = section_variables(module.data, name)
                 relocs = [r for d in variables for r in d.relocations]
-                default = initialiser_asks(family_of(obj.sm) is Family.LEGACY, relocs, rela_asked_first(variables, {d.name for d in variables}))
+                legacy = family_of(obj.sm) is Family.LEGACY
+                default = initialiser_asks(legacy, relocs, rela_asked_first(variables, {d.name for d in variables}))
+                # the emitter asks them in the data walk's order (emit.data_relocations), which
+                # the entries left may not give: -g resolves a static table's first addresses
+                # (`ftab = {h8, h9, h7}`, h7's entry left, after `gp = generic(g)+8`), which
+                # ask .rela, and the walk meets h7's .rel first (fz s0057 -g, every target)
+                walk = sorted(variables, key=lambda v: not walked_first(v))
+                kinds = list(dict.fromkeys(k for _, k in initialiser_ask_order(legacy, [(name, v.relocations) for v in walk])))
+                given = dict(default)
+                default = [(k, given[k]) for k in kinds if k in given] + [(k, e) for k, e in default if k not in kinds]
                 if asked == [[kind, entries is not None] for kind, entries in default]:
                     continue
             if asked:
@@ -1590,6 +1619,25 @@ def _table_reference_first(obj: ElfObject, fn: Function, names: dict[str, int]) 
             # the empty .rela stays where Mercury keeps a resolved shared-memory reference
             # in its clone (sm_100+: the cap's, for extern .shared), as _resolved_references
             fn.facts["resolved_relocations"] = "rela_kept"
+
+
+def _resolved_after_return(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """-g: a function that calls, then makes a reference ptxas resolves (a .const variable's
+    address). The return address asks .rela.text.<f> (kept), the reference .rel.text.<f> right
+    after it (dropped): `.rela.text.h .rel.text.h`, where the entries left name no .rel (a
+    recursive `h16` reading a .const table after calling itself, fz s0097 -g;
+    tests/probes_gfold/resolved_after_return, every target: the rebuild left the name out,
+    other bytes and no error). Read so where every relocation kept asks
+    .rela (a return address or an addend) and nothing was named between the two asks: fact
+    ``resolved_call``, which asks .rela, then .rel (:func:`_resolved_call`)."""
+    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
+    if "resolved_call" in fn.facts or rela not in names or rel not in names or names[rela] > names[rel]:
+        return
+    if not fn.relocations or not all(r.addend for r in fn.relocations if not (r.symbol == fn.name and r.addend is not None)):
+        return
+    texts = [slot.text for slot in obj.strtab.slots]
+    if rel in texts and rela in texts and texts.index(rel) == texts.index(rela) + 1:
+        fn.facts["resolved_call"] = True
 
 
 def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:
