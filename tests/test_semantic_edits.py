@@ -516,9 +516,11 @@ def test_remove_kernel_relocatable_matches_ptxas(ptxas_ok, tmp_path, target, pro
 
 
 def _definition(text: str, name: str) -> re.Match[str]:
-    """Where ``text`` defines ``name``: a kernel, or a device function's body (not its prototype)."""
-    found = re.search(r"\n(?:\.visible |\.weak )?\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}\n", text, re.S)
-    found = found or re.search(r"\n(?:\.visible |\.weak )?\.entry " + re.escape(name) + r"\(.*?\n}\n", text, re.S)
+    """Where ``text`` defines ``name``: a kernel, or a device function's body (not its prototype),
+    from the newline before it to its closing brace (the newline after it is left to the text
+    between, so that two definitions that touch, `}\n.entry`, swap without a doubled newline)."""
+    found = re.search(r"\n(?:\.visible |\.weak )?\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) + r"\([^;{]*?\n\{.*?\n}(?=\n)", text, re.S)
+    found = found or re.search(r"\n(?:\.visible |\.weak )?\.entry " + re.escape(name) + r"\(.*?\n}(?=\n)", text, re.S)
     assert found is not None, name
     return found
 
@@ -527,6 +529,16 @@ def _swap_definitions(text: str, a: str, b: str) -> str:
     """``text`` with the definitions (not the prototypes) of functions ``a`` and ``b`` swapped."""
     mx, my = sorted((_definition(text, a), _definition(text, b)), key=lambda m: m.start())
     return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
+
+
+def test_swap_definitions_that_touch():
+    """The PTX edit the reorder tests compare with: definitions that touch (`}\n.entry`, as
+    nvcc writes a kernel right after a device function) swap with the text between them kept
+    as it was, no newline doubled (ptxas embeds the PTX under -lineinfo, where one byte
+    shows)."""
+    text = ".version 8.0\n.entry a()\n{\nret;\n}\n.entry b()\n{\nexit;\n}\n// end\n"
+    swapped = _swap_definitions(text, "a", "b")
+    assert swapped == ".version 8.0\n.entry b()\n{\nexit;\n}\n.entry a()\n{\nret;\n}\n// end\n"
 
 
 @pytest.mark.parametrize("target", TARGETS + ("sm_110",))
@@ -560,6 +572,20 @@ def test_reorder_kernels_matches_ptxas(ptxas_ok, tmp_path, target, mode, probe, 
     assert [f.name for f in module.functions if "__cuda_sm" not in f.name] == [n for n in swapped if "__cuda_sm" not in n]
     want = _compile(tmp_path / "edited", probe, _swap_definitions(text, a, b), target, mode)
     assert want != _compile(tmp_path, probe, text, target, mode)
+    assert build(module) == want
+
+
+@pytest.mark.parametrize("target, mode", [("sm_75", "c"), ("sm_75", "g"), ("sm_90", "c"), ("sm_100a", "c"), ("sm_120", "c")])
+def test_reorder_hands_a_table_to_its_new_first_referrer(ptxas_ok, tmp_path, target, mode):
+    """kb and kc reference tbl = {f, g}; with kc defined before kb it takes the table's
+    addresses, which .nv.callgraph lists against it (tests/probes_edits/table_taker_moves):
+    the takings move from kb to kc, as ptxas does for the swapped PTX."""
+    text = (oracle.PROBES.parent / "probes_edits" / "table_taker_moves.ptx").read_text()
+    module = decompose(read_cubin(_compile(tmp_path, "table_taker_moves", text, target, mode)))
+    assert module.function("kb").address_taken and not module.function("kc").address_taken
+    module.reorder_functions(["kc", "ka"])
+    assert module.function("kc").address_taken == ["f", "g"] and not module.function("kb").address_taken
+    want = _compile(tmp_path / "edited", "table_taker_moves", _swap_definitions(text, "ka", "kc"), target, mode)
     assert build(module) == want
 
 
@@ -2173,6 +2199,17 @@ def test_remove_refuses_a_loosened_register_budget_under_c_o0(ptxas_ok, tmp_path
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z9k_boundedPfPKfi", "sm_90", "O0_c", why, Module, "_refuse_loosened_register_budget")
 
 
+@pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
+def test_remove_the_last_kernel_refused_beside_a_resolved_data_taking_under_g(ptxas_ok, tmp_path, monkeypatch, target):
+    """fo_g_data_take_only -g: `ftab = {f1}` holds a static function's address, which -g
+    resolves (no relocation; .nv.callgraph lists the taking, fact taken_by_data). Without
+    k0, the only kernel, ptxas orders f0 and f1 anew; the removal is refused, and let through
+    it differs from ptxas (random module b/s0057 -g without step13, every target)."""
+    src = oracle.PROBES.parent / "funcorder_probes" / "fo_g_data_take_only.ptx"
+    why = "a variable's initializer holds 'f1''s address"
+    _assert_refusal_was_needed(tmp_path, monkeypatch, src, "k0", target, "g", why, Module, "_refuse_unknown_kernelless")
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90"))
 def test_remove_the_last_kernel_refused_beside_code_taking_addresses_under_c_o0(ptxas_ok, tmp_path, monkeypatch, target):
     """fp_takers -O0 -c: without k, the only kernel, the static h still takes fb's address;
@@ -2241,11 +2278,13 @@ def test_remove_in_independent_mode_follows_the_codes_relocations(ptxas_ok, tmp_
 @pytest.mark.parametrize("probe, kernel, why", [
     ("wp_resolved_table", "k1", "resolved through 'k1''s address table"),
     ("wp_data_takes", "k0", "which shuffle the kernel order"),
+    ("wp_data_takes_plain", "k0", "'g' may hold function addresses ptxas resolved"),
 ])
 def test_remove_refused_beside_resolved_function_addresses(ptxas_ok, tmp_path, monkeypatch, target, probe, kernel, why):
     """Whole program: an initializer's function addresses are resolved to offsets in the
     kernels' address tables (wp_resolved_table: 8, then 1 once k1 goes), and data-only
-    takings shuffle the kernel order (wp_data_takes): such removals are refused, and let
+    takings shuffle the kernel order (wp_data_takes; wp_data_takes_plain, where a plain
+    pointer asks what the table does and no fact tells): such removals are refused, and let
     through they differ from ptxas."""
     _assert_refusal_was_needed(tmp_path, monkeypatch, EDIT_PROBES / f"{probe}.ptx", kernel, target, "def", why, Module, "_refuse_resolved_data_takings")
 

@@ -498,6 +498,25 @@ def _register_count(f: Function) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _may_hold_resolved_addresses(data: Sequence[DataObject]) -> DataObject | None:
+    """Whole program: the first initialised variable whose words could be function addresses
+    ptxas resolved, or None. They are offsets into the kernels' address tables or copies, or
+    small numbers (random modules: `static ftab = {h11}` holds 8, no relocation left), which
+    no fact tells from data: any variable of 8-byte words, aligned to 8, each below 2**32 and
+    not all zero, may be one (an FP64 table's words are not; an int64 table's may be, and is
+    refused too). Their takings shuffle the kernel order (funcorder._shuffled) where the
+    asks they make are those of the other initializers (b/s0058 -O3, sm_90 and later:
+    `gp9 = generic(g7)` asks the same .rel/.rela), so no fact ``resolved_data`` says so."""
+    for d in data:
+        if d.space not in ("global", "const") or not d.init or d.align < 8 or d.size % 8 or len(d.init) < d.size:
+            continue
+        words = [int.from_bytes(d.init[i : i + 8], "little") for i in range(0, d.size, 8)]
+        kept = {r.offset for r in d.relocations}
+        if any(words) and all(w < 1 << 32 for i, w in enumerate(words) if 8 * i not in kept):
+            return d
+    return None
+
+
 def _defines_code(functions: Sequence[Function]) -> bool:
     """Whether one of ``functions`` is defined here (an extern one is only declared), so that
     the cubin has a .text section."""
@@ -1655,6 +1674,39 @@ class Module:
         except ModelError as exc:
             raise ModelError(f"cannot {edit}: {exc}") from None
 
+    def _table_takings_moved(self, functions: list[Function]) -> dict[str, list[str]]:
+        """Relocatable and -g builds, a reorder: a variable holding function addresses is taken
+        by the first function that references it in ptxas's walk (funcorder.table_takers),
+        which the new order may change (random module a/s0014 -g sm_80: with compute_14<double>
+        defined first, it takes ftab12, where the model kept compute_14<float>; .nv.callgraph
+        lists the other symbol). Returns function -> its new address_taken: the old taker's
+        list goes to the new one where it was exactly the table's and the new one took none;
+        refused otherwise (where a table's takings fall among a function's own is not
+        modelled)."""
+        from ..funcorder import table_takers
+        from .decompose import function_tables, ptx_function
+
+        if self.ordering_mode().whole_program:
+            return {}
+        tables = function_tables(self)
+        if not tables or not any(f.address_taken for f in self.functions):
+            return {}
+
+        def takers(fs: list[Function]) -> dict[str, str]:
+            refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in fs}
+            return table_takers([ptx_function(f) for f in fs], refs)
+
+        before, after = takers(self.functions), takers(functions)
+        out: dict[str, list[str]] = {}
+        for v, old in before.items():
+            new = after.get(v)
+            if new is None or new == old:
+                continue
+            if list(self.function(old).address_taken) != list(tables[v]) or out.get(new, self.function(new).address_taken):
+                raise ModelError(f"cannot reorder functions: {new!r} would take the addresses in {v!r} from {old!r}, among other takings, in an order not modelled")
+            out[old], out[new] = [], list(tables[v])
+        return out
+
     def _refuse_debug_data_takings(self, edit: str, functions: list[Function], data: Sequence[DataObject]) -> None:
         """ModelError for a -g (executable) removal of the last function calling through a
         pointer while a variable's initializer keeps a function's address: ptxas then writes
@@ -1701,12 +1753,16 @@ class Module:
             raise ModelError(
                 f"cannot {edit}: {initialised or 'an initializer'!r} may hold function addresses ptxas resolved through {lead[0]!r}'s address table, which change once no kernel keeps one (the cubin keeps them as plain bytes)"
             )
-        if not self.facts.get("resolved_data"):
-            return
         if not lead and len(before) > 1:
-            raise ModelError(
-                f"cannot {edit}: the initializers hold function addresses ptxas resolved, which shuffle the kernel order by a PTX declaration order the cubin does not keep and point into the kernels' code"
-            )
+            if self.facts.get("resolved_data"):
+                raise ModelError(
+                    f"cannot {edit}: the initializers hold function addresses ptxas resolved, which shuffle the kernel order by a PTX declaration order the cubin does not keep and point into the kernels' code"
+                )
+            holder = _may_hold_resolved_addresses(self.data)
+            if holder is not None:
+                raise ModelError(
+                    f"cannot {edit}: {holder.name!r} may hold function addresses ptxas resolved (small numbers in 8-byte words, the relocation sections they ask being those of the other initializers), which shuffle the kernel order by a PTX declaration order the cubin does not keep"
+                )
 
     def _refuse_moved_constant4(self, edit: str, functions: list[Function], data: list[DataObject]) -> None:
         """Whole program: ModelError when the edit moves a kept name's ``.nv.constant4`` slot.
@@ -1810,8 +1866,16 @@ class Module:
             # conv2d_direct: the CIE's R64-R67 rules change)
             takes = next((f for f in others if f.address_taken or f.has_indirect_call), None)
             held = self._address_holder()
-            if takes is not None or held is not None:
-                why = f"{takes.name!r} takes function addresses or calls through them" if takes is not None else f"{held.name!r} holds a function's address"
+            # (an initializer's resolved addresses leave no relocation, only the taking in
+            # .nv.callgraph: fact taken_by_data; random module b/s0057 -g without step13,
+            # `ftab11 = {h8, h9, h7}`: ptxas gives h7 h8 h9, every target)
+            data_taken = next((f for f in others if f.facts.get("taken_by_data")), None)
+            if takes is not None or held is not None or data_taken is not None:
+                why = (
+                    f"{takes.name!r} takes function addresses or calls through them"
+                    if takes is not None
+                    else f"{held.name!r} holds a function's address" if held is not None else f"a variable's initializer holds {data_taken.name!r}'s address"
+                )
                 return f"under -g ptxas orders the device functions left anew once no kernel leads, and {why}, which that order depends on by a rule not modelled"
         if self.facts.get("tcgen05") and (self.ordering_mode().whole_program or any(f.linkage != "builtin" and not is_builtin_name(f.name) for f in others)):
             # the partition follows the PTX, not the code: fold_flags_tail -O0 keeps it for
@@ -2445,7 +2509,11 @@ class Module:
         referenced = {r.symbol for f in self.functions for r in (*f.relocations, *f.constant_relocations)}
         unreferenced = [d for d in self.data if d.name not in referenced and d.init]
         holder = next((d for d in unreferenced if any(r.type == R_CUDA_64 and r.symbol in names for r in d.relocations)), None)
-        if holder is None and not (self.facts.get("resolved_data") and any(any(d.init or b"") for d in unreferenced)):
+        # (every slot resolved, none left to relocate: .nv.callgraph still lists the takings,
+        # fact taken_by_data; random module b/s0052 -rdc -g sm_80 without apply14: step17
+        # comes first and the slots of h8, numbered 4, become relocations)
+        resolved = self.facts.get("resolved_data") or any(f.facts.get("taken_by_data") for f in self.functions)
+        if holder is None and not (resolved and any(any(d.init or b"") for d in unreferenced)):
             return
         before = self._text_order()
         after = attrs.evolve(self, functions=functions)._text_order()
@@ -2904,10 +2972,13 @@ class Module:
         self._refuse_moved_indirect_callers("reorder functions", functions)
         raised = self._first_function_raised("reorder functions", functions)
         refs = self._references_after("reorder functions", functions)
+        takings = self._table_takings_moved(functions)
         debug, facts = self._lines_edited("reorder functions", order=names, functions=functions)
         self.functions = functions
         self._put_references(refs)
         self._raise_registers(raised)
+        for taker, taken in takings.items():
+            self.function(taker).address_taken = taken
         self.debug = debug
         self.facts = facts
         self._renumber_builtin_copies(before)
