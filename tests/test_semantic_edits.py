@@ -2199,6 +2199,14 @@ def test_remove_refuses_a_loosened_register_budget_under_c_o0(ptxas_ok, tmp_path
     _assert_refusal_was_needed(tmp_path, monkeypatch, src, "_Z9k_boundedPfPKfi", "sm_90", "O0_c", why, Module, "_refuse_loosened_register_budget")
 
 
+@pytest.mark.parametrize("target", ("sm_80", "sm_90", "sm_100a", "sm_120"))
+def test_g_removal_lines_follow_the_shuffled_text_order(ptxas_ok, tmp_path, target):
+    """g_lines_follow_shuffle -g without ka: the table's taking shuffles .text to kb h8 h9
+    h7, and the line sequences of the device functions follow it before the kernel's."""
+    got, want = _removed(tmp_path, EDIT_PROBES / "g_lines_follow_shuffle.ptx", "ka", target, "g")
+    assert got == want
+
+
 @pytest.mark.parametrize("target", ("sm_75", "sm_90", "sm_120"))
 def test_remove_the_last_kernel_refused_beside_a_resolved_data_taking_under_g(ptxas_ok, tmp_path, monkeypatch, target):
     """fo_g_data_take_only -g: `ftab = {f1}` holds a static function's address, which -g

@@ -392,6 +392,11 @@ def _sequence_arranger(
         head = [n for n in names if n not in kernels]
         tail = [n for n in names if n in kernels]
         if names == head + tail and in_text_order(tail):
+            if in_text_order(head):
+                # the device functions' in .text order too: they follow it (a -g removal that
+                # lets the shuffle swap h7 and h9 in .text, sm_90: `h8 h9 h7 kb`;
+                # tests/probes_edits/g_lines_follow_shuffle)
+                return [n for n in after if n in head] + [n for n in after if n in tail]
             return head + [n for n in after if n in tail]
         if hidden and grouped(before, names) == names:
             return grouped(after, names)
