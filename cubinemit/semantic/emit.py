@@ -969,6 +969,24 @@ class _Emitter:
         if labels:
             if sec.name != ".debug_loc" or rela_first or not relocs:
                 raise NotImplementedError(f"unplaced labels in {sec.name} are not implemented yet")
+            first = min(relocs, key=lambda r: r.offset)
+            if first.offset > 0 or first.symbol in labels:
+                # the first entry is an unplaced label's (relocatable output relocates it
+                # against the label, an executable leaves offset 0 without a relocation): its
+                # symbol is made, it asks .rela, then the next entry .rel,
+                # then the other labels as they come (`.debug_loc $L__tmp5 .rela.debug_loc
+                # .rel.debug_loc $L__tmp48`: nvcc -G, a weak template kernel whose first
+                # location starts at a dropped label; random module d/s0158 -G, sm_90+)
+                self.label_symbols(labels[:1])
+                if self.family is not Family.LEGACY:
+                    self.ask_relocations(sec, [(".rela", relocs), (".rel", None)])
+                else:
+                    # (below sm_90 the placed ones stay REL; the labels' RELA entries only in
+                    # relocatable output)
+                    rel, rela = _split(relocs)
+                    self.ask_relocations(sec, [(".rela", rela or None), (".rel", rel or None)])
+                self.label_symbols(labels[1:])
+                return
             if self.family is not Family.LEGACY:
                 self.ask_relocations(sec, [(".rel", None), (".rela", relocs)])
                 self.label_symbols(labels)
