@@ -424,6 +424,22 @@ def address_taken_order(functions: Sequence[PtxFunction]) -> list[str]:
     return _first([*_x_order(g_order(functions), table), *(n for n in g_order(functions) if table[n].taken_by_data)])
 
 
+def data_ranks(tables: Mapping[str, Sequence[str]], static: Mapping[str, bool]) -> dict[str, tuple[int, int]]:
+    """:attr:`PtxFunction.data_rank` of each function the module variables' initializers hold:
+    ``tables`` maps each such variable, in declaration order, to the functions in its
+    initializer, ``static`` whether it is static. The visible and weak variables' come first
+    (phase 0), then the static ones' (phase 1), referenced by a function or not."""
+    ranks: dict[str, tuple[int, int]] = {}
+    for phase in (0, 1):
+        at = 0
+        for name, funcs in tables.items():
+            if static[name] == bool(phase):
+                for f in funcs:
+                    ranks.setdefault(f, (phase, at))
+                    at += 1
+    return ranks
+
+
 def _x_order(takers: Iterable[str], table: Mapping[str, PtxFunction]) -> list[str]:
     """*X* from ``takers`` in *G* order: the non-static functions' uses (``address_uses``),
     then the function addresses the visible and weak variables' initializers hold (declaration

@@ -183,16 +183,8 @@ def scan_ptx(text: str) -> list[fo.PtxFunction]:
             f["address_uses"] += tables[target]
     # a variable no body references still takes the addresses it holds (fo_shuffle_data)
     unclaimed = {t for v, funcs in tables.items() if v not in claimed for t in funcs}
-    # where X meets each function in the initializers: the visible and weak variables', then
-    # the static ones', each in declaration order (funcorder.PtxFunction.data_rank)
-    ranks: dict[str, tuple[int, int]] = {}
-    for phase in (0, 1):
-        at = 0
-        for v, funcs in tables.items():
-            if static_tables[v] == bool(phase):
-                for t in funcs:
-                    ranks.setdefault(t, (phase, at))
-                    at += 1
+    # where X meets each function in the initializers (funcorder.PtxFunction.data_rank)
+    ranks = fo.data_ranks(tables, static_tables)
     return [fo.PtxFunction(**info[n], taken_by_data=n in unclaimed, data_rank=ranks.get(n)) for n in order]
 
 

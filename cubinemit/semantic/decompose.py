@@ -38,7 +38,7 @@ from ..elf.constants import (
 from ..elf.model import ElfObject, Section, Symbol
 from ..errors import CubinFormatError, ModelError
 from ..elf.order import relocated_banks, symbol_order, text_sections
-from ..funcorder import Param, PtxFunction, is_builtin_name
+from ..funcorder import Param, PtxFunction, data_ranks, is_builtin_name
 from ..nvinfo import EICompatAttr, decode_compat
 from ..nvinfo.builder import BUILTIN_COPY as _BUILTIN_COPY, clone_callee
 from ..nvinfo.notes import PtxasOptions, decode_cuinfo, decode_tkinfo, section_notes
@@ -465,24 +465,8 @@ def ptx_functions(module: Module) -> list[PtxFunction]:
             names = {f.name for f in module.functions}
             named |= {r.symbol for d in module.data for r in d.relocations if r.symbol in names and r.symbol not in taken}
     out = [ptx_function(f, tables, f.name in named or bool(f.facts.get("taken_by_data"))) for f in module.functions]
-    ranks = _data_ranks(module, tables)
+    ranks = data_ranks(tables, {d.name: d.linkage == "static" for d in module.data})
     return [attrs.evolve(p, data_rank=ranks[p.name]) if p.name in ranks else p for p in out]
-
-
-def _data_ranks(module: Module, tables: dict[str, list[str]]) -> dict[str, tuple[int, int]]:
-    """funcorder.PtxFunction.data_rank: where ptxas's *X* meets each function in the module
-    variables' initializers, the visible and weak variables' first (phase 0), then the static
-    ones' (phase 1), each in declaration order, referenced by a function or not."""
-    ranks: dict[str, tuple[int, int]] = {}
-    static = {d.name: d.linkage == "static" for d in module.data}
-    for phase in (0, 1):
-        i = 0
-        for name, funcs in tables.items():
-            if static[name] == bool(phase):
-                for f in funcs:
-                    ranks.setdefault(f, (phase, i))
-                    i += 1
-    return ranks
 
 
 def _address_uses(f: Function, tables: dict[str, list[str]]) -> list[str]:
