@@ -531,6 +531,25 @@ def _swap_definitions(text: str, a: str, b: str) -> str:
     return text[: mx.start()] + my.group(0) + text[mx.end() : my.start()] + mx.group(0) + text[my.end() :]
 
 
+def test_g_line_sequences_refused_where_a_visible_device_function_moves():
+    """-g from sm_90 on, a removal under the shuffle: the visible kernels' line sequences follow
+    the new .text order (random modules a/s0018, c/s0111: ptxas did), but a visible device
+    function the edit moves among them may keep its place (d/s0164 -rdc -g sm_100a without
+    kern16: ptxas kept `h12 reduce18 dh14 k19 h13` though .text put dh14 after k19), so
+    that removal is refused."""
+    from cubinemit.semantic.model import _sequence_arranger
+
+    before = ["reduce18", "dh14", "h12", "k19", "kern16", "h13"]
+    after = ["reduce18", "k19", "dh14", "h12", "h13"]
+    kernels = {"reduce18", "k19"}
+    arrange = _sequence_arranger(before, after, kernels, "remove 'kern16'", frozenset({"h12"}))
+    with pytest.raises(ModelError, match="visible device function 'dh14'"):
+        arrange(["h12", "reduce18", "dh14", "k19", "h13"])
+    # only kernels move: they follow .text
+    arrange = _sequence_arranger(["ka", "kb", "kc", "kd"], ["ka", "kc", "kb"], {"ka", "kb", "kc"}, "remove 'kd'", frozenset({"h"}))
+    assert arrange(["h", "ka", "kb", "kc"]) == ["h", "ka", "kc", "kb"]
+
+
 def test_swap_definitions_that_touch():
     """The PTX edit the reorder tests compare with: definitions that touch (`}\n.entry`, as
     nvcc writes a kernel right after a device function) swap with the text between them kept
