@@ -370,8 +370,8 @@ def _table_externs_only(module: ModuleFacts, name: str, functions: Mapping[str, 
     kernel's own takings do not count: fo_vtables -g, k_other), each with what it knows. A
     kernel that calls any function itself (a device function, a builtin) knows them all from
     the start: only one whose calls are all indirect gets the late record
-    (tests/probes_gfold/fold_table_direct_call: k2 calling g, or dividing, gets f's vprintf
-    in place; fz s0038 -g, apply18 calling h10; every target)."""
+    (tests/probes_gfold/fold_table_direct_call: k_call calling g, and k_div dividing, get
+    f's vprintf in place; fz s0038 -g, apply18 calling h10; every target)."""
     if any(e.caller == name for e in module.call_graph.calls):
         return False
     taken: dict[str, list[str]] = {}

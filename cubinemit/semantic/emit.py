@@ -975,8 +975,9 @@ class _Emitter:
                 # against the label, an executable leaves offset 0 without a relocation): its
                 # symbol is made, it asks .rela, then the next entry .rel,
                 # then the other labels as they come (`.debug_loc $L__tmp5 .rela.debug_loc
-                # .rel.debug_loc $L__tmp48`: nvcc -G, a weak template kernel whose first
-                # location starts at a dropped label; random module d/s0158 -G, sm_90+)
+                # .rel.debug_loc $L__tmp48`: nvcc -G, a template kernel with a
+                # __grid_constant__ struct whose first location starts at a dropped label;
+                # tests/probes_debug/dbg_grid_const, every target and mode)
                 self.label_symbols(labels[:1])
                 if self.family is not Family.LEGACY:
                     self.ask_relocations(sec, [(".rela", relocs), (".rel", None)])
