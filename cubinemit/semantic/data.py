@@ -26,7 +26,7 @@ they are walked and sorted, never named). -c and -g walk module .shared variable
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -222,6 +222,13 @@ def walked_first(v: DataObject) -> bool:
     return v.linkage in WALKED_FIRST
 
 
+def data_walk(variables: Iterable[DataObject]) -> list[DataObject]:
+    """``variables`` in the order ptxas walks the module data: the visible and weak ones
+    first, then the others, each group in declaration order."""
+    vs = list(variables)
+    return [v for v in vs if walked_first(v)] + [v for v in vs if not walked_first(v)]
+
+
 def alloc_mode(module: Module) -> Mode:
     if module.options.get("compile_only"):
         return Mode.RELOCATABLE
@@ -242,7 +249,7 @@ class DataPlan:
     descriptors: tuple[str, ...] = ()
 
     def walk(self) -> list[DataObject]:
-        return [v for v in self.variables if walked_first(v)] + [v for v in self.variables if not walked_first(v)]
+        return data_walk(self.variables)
 
 
 def plan(module: Module, function_order: Sequence[str], shared: SharedLayout | None = None) -> DataPlan:
@@ -638,7 +645,7 @@ def _check_constant4(obj: ElfObject, module: Module) -> None:
         return
     names = {d.name for d in module.data if d.space == "global"}
     slots = [r.symbol.name for r in relocs if r.symbol is not None and r.symbol.name in names]
-    walk = [d.name for d in module.data if d.space == "global" and walked_first(d)] + [d.name for d in module.data if d.space == "global" and not walked_first(d)]
+    walk = [d.name for d in data_walk(module.data) if d.space == "global"]
     if slots != walk:
         raise NotImplementedError(".nv.constant4: the slots of the .global variables are not in this walk order")
 

@@ -676,10 +676,8 @@ def decompose(obj: ElfObject) -> Module:
         if module.device_debug and not module.options.get("compile_only"):
             _resolved_references(obj, fn, first_named, kept_sections)
         _resolved_call(obj, fn, first_named)
-        if module.device_debug and obj.sm >= 90:
-            _table_reference_first(obj, fn, first_named)
         if module.device_debug:
-            _resolved_after_return(obj, fn, first_named)
+            _rel_right_after_rela(obj, fn, first_named)
         if module.device_debug and not module.options.get("compile_only"):
             _own_between(obj, fn, first_named, kept_sections)
         if obj.sm >= 90 and not module.options.get("compile_only") and not module.device_debug and not fn.relocations:
@@ -1374,7 +1372,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
     whether it stays, where the entries left do not give them (data.initialiser_asks). Under
     -g too: .const addresses in a .const initializer ask ~.rel.nv.constant3 after the debug
     payloads (ZLUDA const_ident; tests/probes_data/init_const_addresses)."""
-    from .data import GLOBAL_INIT, CONSTANT3, CONSTANT4, RELOCATION_ORDER, SECTIONS, initialiser_ask_order, initialiser_asks, rela_asked_first, section_variables, walked_first
+    from .data import GLOBAL_INIT, CONSTANT3, CONSTANT4, RELOCATION_ORDER, SECTIONS, data_walk, initialiser_ask_order, initialiser_asks, rela_asked_first, section_variables
 
     if module.options.get("compile_only"):
         return
@@ -1412,8 +1410,7 @@ def _resolved_data_relocations(obj: ElfObject, module: Module) -> None:
                 # the entries left may not give: -g resolves a static table's first addresses
                 # (`ftab = {h8, h9, h7}`, h7's entry left, after `gp = generic(g)+8`), which
                 # ask .rela, and the walk meets h7's .rel first (fz s0057 -g, every target)
-                walk = sorted(variables, key=lambda v: not walked_first(v))
-                kinds = list(dict.fromkeys(k for _, k in initialiser_ask_order(legacy, [(name, v.relocations) for v in walk])))
+                kinds = list(dict.fromkeys(k for _, k in initialiser_ask_order(legacy, [(name, v.relocations) for v in data_walk(variables)])))
                 given = dict(default)
                 default = [(k, given[k]) for k in kinds if k in given] + [(k, e) for k, e in default if k not in kinds]
                 if asked == [[kind, entries is not None] for kind, entries in default]:
@@ -1543,7 +1540,7 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int], rel_expl
     is already there and only the dropped .rela name follows it (-g, a store to extern shared
     memory then a bf16 atomicAdd: ``.rel.text.k .rela.text.k .nv.constant0.k``, both dropped;
     llmc_misc_80 -g, tests/probes_rw4, sm_80-89): fact ``resolved_call`` = ``"after_rel"``.
-    From sm_90 on -g see :func:`_table_reference_first`. ``rel_explained``: the .rel is the
+    From sm_90 on -g see :func:`_rel_right_after_rela`. ``rel_explained``: the .rel is the
     kernel's whole-program extern call's (:func:`_extern_call_asks`)."""
     if obj.sm >= 90:
         return
@@ -1582,19 +1579,29 @@ def _resolved_call(obj: ElfObject, fn: Function, names: dict[str, int], rel_expl
         fn.facts["resolved_call"] = True
 
 
-def _table_reference_first(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
-    """-g from sm_90 on: a BRX's jump-table reference asks .rela.text.<f> (resolved, dropped);
-    when it comes before the code's first reference, which asks .rel (and turns it RELA at
-    once), .rela is named first, right before .rel: `.nv.constant2.k0 .rela.text.k0
-    .rel.text.k0` (random -g modules with a jump table then a .const reference or a kept
-    .global one, sm_90-120; tests/probes_gshared/gsh_brx_then_ref). No relocation kept would
-    ask .rela first (a return address): fact ``resolved_call``, as the emitter asks for a
-    resolved call below sm_90 (.rela, then .rel)."""
+def _rel_right_after_rela(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
+    """-g: .rela.text.<f> named right before .rel.text.<f> (nothing named between), where no
+    relocation kept asks .rel first: a reference ptxas resolves asked .rel after a .rela ask.
+    Fact ``resolved_call``, which the emitter asks as for a resolved call below sm_90 (.rela,
+    then .rel; :func:`_resolved_call`). Two measured shapes:
+
+    * from sm_90 on, a BRX's jump-table reference asks .rela (resolved, dropped) before the
+      code's first reference, which asks .rel and turns it RELA at once: `.nv.constant2.k0
+      .rela.text.k0 .rel.text.k0` (random -g modules with a jump table then a .const
+      reference or a kept .global one, sm_90-120; tests/probes_gshared/gsh_brx_then_ref). No
+      relocation kept comes first asking .rela (a return address or an addend);
+    * on every target, a call's return address asks .rela (kept), then a resolved .const
+      reference .rel (dropped), every relocation kept asking .rela (a recursive `h16`
+      reading a .const table after calling itself, fz s0097 -g;
+      tests/probes_gfold/resolved_after_return: the rebuild left the .rel name out, other
+      bytes and no error)."""
     rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    if rela not in names or rel not in names or names[rela] > names[rel]:
+    if "resolved_call" in fn.facts or rela not in names or rel not in names or names[rela] > names[rel]:
         return
     first = min(fn.relocations, key=lambda r: r.offset, default=None)
-    if first is not None and (first.symbol == fn.name or first.addend):
+    table_first = obj.sm >= 90 and not (first is not None and (first.symbol == fn.name or first.addend))
+    after_return = bool(fn.relocations) and all(r.addend for r in fn.relocations if not (r.symbol == fn.name and r.addend is not None))
+    if not (table_first or after_return):
         return
     texts = [slot.text for slot in obj.strtab.slots]
     if rel in texts and rela in texts and texts.index(rel) == texts.index(rela) + 1:
@@ -1603,25 +1610,6 @@ def _table_reference_first(obj: ElfObject, fn: Function, names: dict[str, int]) 
             # the empty .rela stays where Mercury keeps a resolved shared-memory reference
             # in its clone (sm_100+: the cap's, for extern .shared), as _resolved_references
             fn.facts["resolved_relocations"] = "rela_kept"
-
-
-def _resolved_after_return(obj: ElfObject, fn: Function, names: dict[str, int]) -> None:
-    """-g: a function that calls, then makes a reference ptxas resolves (a .const variable's
-    address). The return address asks .rela.text.<f> (kept), the reference .rel.text.<f> right
-    after it (dropped): `.rela.text.h .rel.text.h`, where the entries left name no .rel (a
-    recursive `h16` reading a .const table after calling itself, fz s0097 -g;
-    tests/probes_gfold/resolved_after_return, every target: the rebuild left the name out,
-    other bytes and no error). Read so where every relocation kept asks
-    .rela (a return address or an addend) and nothing was named between the two asks: fact
-    ``resolved_call``, which asks .rela, then .rel (:func:`_resolved_call`)."""
-    rel, rela = f".rel.text.{fn.name}", f".rela.text.{fn.name}"
-    if "resolved_call" in fn.facts or rela not in names or rel not in names or names[rela] > names[rel]:
-        return
-    if not fn.relocations or not all(r.addend for r in fn.relocations if not (r.symbol == fn.name and r.addend is not None)):
-        return
-    texts = [slot.text for slot in obj.strtab.slots]
-    if rel in texts and rela in texts and texts.index(rel) == texts.index(rela) + 1:
-        fn.facts["resolved_call"] = True
 
 
 def _bank_alignment(module: Module, by_name: dict[str, Section]) -> None:

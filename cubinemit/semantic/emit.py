@@ -1477,10 +1477,9 @@ class _Emitter:
         if p is None:
             return
         legacy = self.family is Family.LEGACY
-        # the data walk's order: visible and weak variables first, each group in declaration
-        # order (`static ftab = {f, f}; gfp = f` lists gfp's entry first and asks ftab's first;
-        # tests/probes_data init_across_sections)
-        walk = sorted(p.variables, key=lambda v: not walked_first(v))
+        # the data walk's order (`static ftab = {f, f}; gfp = f` lists gfp's entry first and
+        # asks ftab's first; tests/probes_data init_across_sections)
+        walk = p.walk()
         asks: dict[str, list[tuple[str, list[Relocation] | None]]] = {}
         resolved_any = False
         for name in DATA_RELOCATION_ORDER:

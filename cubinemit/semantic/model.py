@@ -512,6 +512,16 @@ def _register_count(f: Function) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _table_takers(functions: list[Function], tables: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Which of ``functions`` (in creation order) takes each table of function addresses:
+    funcorder.table_takers over the tables their relocations reference, in code order."""
+    from ..funcorder import table_takers
+    from .decompose import ptx_function
+
+    refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in functions}
+    return table_takers([ptx_function(f) for f in functions], refs)
+
+
 def _may_hold_resolved_addresses(data: Sequence[DataObject]) -> DataObject | None:
     """Whole program: the first initialised variable whose words could be function addresses
     ptxas resolved, or None. They are offsets into the kernels' address tables or copies, or
@@ -1590,25 +1600,19 @@ class Module:
         destructor takes the vtable). Returns taker -> its new address_taken; refused where
         that function takes other addresses too (where the table's fall among them is not
         modelled)."""
-        from ..funcorder import table_takers
-        from .decompose import ptx_function, function_tables
+        from .decompose import function_tables
 
         tables = function_tables(self)
         if not tables or not any(f.address_taken for f in self.functions):
             return {}
         # the tables a removed function took: it references them and holds their contents
         lost = {r.symbol for f in self.functions if f.name in gone for r in f.relocations if r.symbol in tables and set(tables[r.symbol]) <= set(f.address_taken)}
-
-        def takers_among(functions: list[Function]) -> dict[str, str]:
-            refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in functions}
-            return table_takers([ptx_function(f) for f in functions], refs)
-
-        takers = takers_among(kept)
+        takers = _table_takers(kept, tables)
         out: dict[str, list[str]] = {}
         # a kept taker may lose its turn: the walk reached it through a removed kernel first
         # (fo_table_load_taker -g without k1: static h, which k1 called, no longer comes
         # before k3, which then takes tm)
-        for v, old in takers_among(self.functions).items():
+        for v, old in _table_takers(self.functions, tables).items():
             fn = next((f for f in kept if f.name == old), None)
             if fn is None or takers.get(v) == old or not set(tables.get(v, ())) <= set(fn.address_taken):
                 continue
@@ -1697,8 +1701,7 @@ class Module:
         list goes to the new one where it was exactly the table's and the new one took none;
         refused otherwise (where a table's takings fall among a function's own is not
         modelled)."""
-        from ..funcorder import table_takers
-        from .decompose import function_tables, ptx_function
+        from .decompose import function_tables
 
         if self.ordering_mode().whole_program:
             return {}
@@ -1706,11 +1709,7 @@ class Module:
         if not tables or not any(f.address_taken for f in self.functions):
             return {}
 
-        def takers(fs: list[Function]) -> dict[str, str]:
-            refs = {f.name: [r.symbol for r in sorted(f.relocations, key=lambda r: r.offset) if r.symbol in tables] for f in fs}
-            return table_takers([ptx_function(f) for f in fs], refs)
-
-        before, after = takers(self.functions), takers(functions)
+        before, after = _table_takers(self.functions, tables), _table_takers(functions, tables)
         out: dict[str, list[str]] = {}
         for v, old in before.items():
             new = after.get(v)
